@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softrdma device: creation, registration, device and port queries.
+ */
+#include <linux/etherdevice.h>
+#include <net/addrconf.h>
+#include <rdma/ib_mad.h>
+
+#include "softrdma.h"
+
+static ssize_t softrdma_abi_version_show(struct device *device,
+					 struct device_attribute *attr,
+					 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", SOFTRDMA_UVERBS_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(softrdma_abi_version);
+
+static ssize_t parent_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct softrdma_dev *sdev =
+		rdma_device_to_drv_device(device, struct softrdma_dev, ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(sdev->netdev));
+}
+static DEVICE_ATTR_RO(parent);
+
+static ssize_t transport_show(struct device *device,
+			      struct device_attribute *attr, char *buf)
+{
+	struct softrdma_dev *sdev =
+		rdma_device_to_drv_device(device, struct softrdma_dev, ibdev);
+
+	return sysfs_emit(buf, "%s\n",
+			  softrdma_transport_names[sdev->transport]);
+}
+static DEVICE_ATTR_RO(transport);
+
+static struct attribute *softrdma_attrs[] = {
+	&dev_attr_softrdma_abi_version.attr,
+	&dev_attr_parent.attr,
+	&dev_attr_transport.attr,
+	NULL,
+};
+
+static const struct attribute_group softrdma_attr_group = {
+	.attrs = softrdma_attrs,
+};
+
+static int softrdma_query_device(struct ib_device *ibdev,
+				 struct ib_device_attr *attr,
+				 struct ib_udata *udata)
+{
+	struct softrdma_dev *sdev = to_sdev(ibdev);
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->vendor_id = SOFTRDMA_VENDOR_ID;
+	attr->vendor_part_id = sdev->transport;
+	attr->hw_ver = 1;
+	attr->fw_ver = SOFTRDMA_FW_VERSION;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = SOFTRDMA_MAX_MR_SIZE;
+	attr->page_size_cap = PAGE_SIZE;
+	/* Queue pairs come with the transports; none can be created yet. */
+	attr->max_qp = 0;
+	attr->max_qp_wr = 0;
+	attr->max_send_sge = SOFTRDMA_MAX_SGE;
+	attr->max_recv_sge = SOFTRDMA_MAX_SGE;
+	attr->max_sge_rd = SOFTRDMA_MAX_SGE;
+	attr->max_cq = SOFTRDMA_MAX_CQ;
+	attr->max_cqe = SOFTRDMA_MAX_CQE;
+	attr->max_mr = SOFTRDMA_MAX_MR;
+	attr->max_pd = SOFTRDMA_MAX_PD;
+	attr->max_fast_reg_page_list_len = 0;
+	attr->max_pkeys = 1;
+	attr->local_ca_ack_delay = 15;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+static int softrdma_query_port(struct ib_device *ibdev, u32 port,
+			       struct ib_port_attr *attr)
+{
+	struct softrdma_dev *sdev = to_sdev(ibdev);
+	struct net_device *ndev = sdev->netdev;
+	bool up = netif_running(ndev) && netif_carrier_ok(ndev);
+
+	/* The core zeroed *attr. */
+	attr->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
+	attr->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP :
+				IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = softrdma_active_mtu(READ_ONCE(ndev->mtu),
+					       sdev->transport);
+	attr->max_msg_sz = 1U << 31;
+	attr->pkey_tbl_len = 1;
+	attr->qkey_viol_cntr = 0;
+	if (sdev->transport == SOFTRDMA_TRANSPORT_ROCE) {
+		attr->gid_tbl_len = SOFTRDMA_GID_TABLE_LEN;
+		attr->port_cap_flags = IB_PORT_CM_SUP;
+		attr->ip_gids = true;
+	} else {
+		attr->gid_tbl_len = 1;
+		attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
+	}
+	/* The netdev may be on its way out: report it slow, not an error. */
+	if (ib_get_eth_speed(ibdev, port, &attr->active_speed,
+			     &attr->active_width)) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
+}
+
+static int softrdma_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			       u16 *pkey)
+{
+	if (index > 0)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static enum rdma_link_layer softrdma_get_link_layer(struct ib_device *ibdev,
+						    u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static void softrdma_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u", SOFTRDMA_FW_MAJOR,
+		 SOFTRDMA_FW_MINOR, SOFTRDMA_FW_SUB);
+}
+
+/* Called by the core once the device is unregistered and unused. */
+static void softrdma_dealloc_driver(struct ib_device *ibdev)
+{
+	struct softrdma_dev *sdev = to_sdev(ibdev);
+
+	WARN_ON(!xa_empty(&sdev->mrs));
+	xa_destroy(&sdev->mrs);
+	softrdma_devlist_del(sdev);
+	netdev_put(sdev->netdev, &sdev->netdev_tracker);
+}
+
+void softrdma_port_event(struct softrdma_dev *sdev, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.port_num = 1,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+static const struct ib_device_ops softrdma_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = SOFTRDMA_UVERBS_ABI_VERSION,
+	.uverbs_no_driver_id_binding = 1,
+	.device_group = &softrdma_attr_group,
+
+	.dealloc_driver = softrdma_dealloc_driver,
+	.get_dev_fw_str = softrdma_get_dev_fw_str,
+	.get_link_layer = softrdma_get_link_layer,
+	.query_device = softrdma_query_device,
+	.query_port = softrdma_query_port,
+	.query_pkey = softrdma_query_pkey,
+};
+
+/**
+ * softrdma_register - create and register a device on @ndev
+ * @name: the ib_device name the user chose
+ * @ndev: an Ethernet netdev
+ * @transport: RoCEv2 or iWARP
+ *
+ * Return: 0, or a negative errno with nothing left behind.
+ */
+int softrdma_register(const char *name, struct net_device *ndev,
+		      enum softrdma_transport transport)
+{
+	struct softrdma_dev *sdev;
+	struct ib_device *ibdev;
+	int ret;
+
+	sdev = ib_alloc_device(softrdma_dev, ibdev);
+	if (!sdev)
+		return -ENOMEM;
+	ibdev = &sdev->ibdev;
+	sdev->transport = transport;
+	sdev->netdev = ndev;
+	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
+	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
+	INIT_LIST_HEAD(&sdev->list);
+
+	/* Arming a CQ is a system call; polling it is not. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->local_dma_lkey = 0;
+	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
+			    ndev->dev_addr);
+	strscpy(ibdev->node_desc, "softrdma", sizeof(ibdev->node_desc));
+
+	ib_set_device_ops(ibdev, &softrdma_dev_ops);
+	ib_set_device_ops(ibdev, &softrdma_common_ops);
+	if (transport == SOFTRDMA_TRANSPORT_ROCE) {
+		ibdev->node_type = RDMA_NODE_IB_CA;
+		ib_set_device_ops(ibdev, &softrdma_roce_ops);
+	} else {
+		ibdev->node_type = RDMA_NODE_RNIC;
+		memcpy(ibdev->iw_ifname, ndev->name, sizeof(ibdev->iw_ifname));
+		ib_set_device_ops(ibdev, &softrdma_iwarp_ops);
+	}
+
+	ret = ib_device_set_netdev(ibdev, ndev, 1);
+	if (ret)
+		goto err;
+
+	ret = softrdma_devlist_add(sdev, name);
+	if (ret)
+		goto err;
+
+	ret = ib_register_device(ibdev, name, NULL);
+	if (ret) {
+		pr_warn("softrdma: cannot register %s on %s: %d\n", name,
+			netdev_name(ndev), ret);
+		goto err;
+	}
+	dev_info(&ibdev->dev, "%s device on %s\n",
+		 softrdma_transport_names[transport], netdev_name(ndev));
+	return 0;
+
+err:
+	/* Calls softrdma_dealloc_driver(), which undoes all of the above. */
+	ib_dealloc_device(ibdev);
+	return ret;
+}

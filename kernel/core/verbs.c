@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Verbs shared by both transports: user contexts, PDs, CQs and MRs.
+ * Queue pairs arrive with the transports; until then their verbs answer
+ * -EOPNOTSUPP.
+ */
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "softrdma.h"
+
+#define SOFTRDMA_MR_INDEX_MAX	((1U << 24) - 1)
+
+static int softrdma_alloc_ucontext(struct ib_ucontext *ibuc,
+				   struct ib_udata *udata)
+{
+	struct softrdma_dev *sdev = to_sdev(ibuc->device);
+	struct softrdma_alloc_ucontext_resp resp = {
+		.abi_version = SOFTRDMA_UVERBS_ABI_VERSION,
+		.transport = sdev->transport,
+		.ring_hdr_size = SOFTRDMA_RING_HDR_SIZE,
+		.cqe_size = SOFTRDMA_CQE_SIZE,
+	};
+
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+static void softrdma_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static int softrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct softrdma_dev *sdev = to_sdev(ibpd->device);
+
+	if (atomic_inc_return(&sdev->num_pds) > SOFTRDMA_MAX_PD) {
+		atomic_dec(&sdev->num_pds);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int softrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	atomic_dec(&to_sdev(ibpd->device)->num_pds);
+	return 0;
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+static int softrdma_create_cq(struct ib_cq *ibcq,
+			      const struct ib_cq_init_attr *attr,
+			      struct uverbs_attr_bundle *attrs)
+{
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
+#else
+static int softrdma_create_cq(struct ib_cq *ibcq,
+			      const struct ib_cq_init_attr *attr,
+			      struct ib_udata *udata)
+{
+#endif
+	struct softrdma_dev *sdev = to_sdev(ibcq->device);
+	struct softrdma_cq *cq = to_scq(ibcq);
+	struct softrdma_create_cq_resp resp = {};
+	u32 num_slots;
+	int ret;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->comp_vector >= ibcq->device->num_comp_vectors)
+		return -EINVAL;
+	num_slots = softrdma_ring_slots(attr->cqe, SOFTRDMA_MAX_CQE);
+	if (!num_slots)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+	if (atomic_inc_return(&sdev->num_cqs) > SOFTRDMA_MAX_CQ) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+
+	spin_lock_init(&cq->lock);
+	cq->user = !!udata;
+	ret = softrdma_ring_init(&cq->ring, num_slots, SOFTRDMA_CQE_SIZE);
+	if (ret)
+		goto err_count;
+	ibcq->cqe = num_slots;
+
+	if (udata) {
+		struct softrdma_ucontext *suc =
+			rdma_udata_to_drv_context(udata,
+						  struct softrdma_ucontext,
+						  ibuc);
+
+		ret = softrdma_ring_map(&cq->ring, &suc->ibuc,
+					&resp.mmap_offset);
+		if (ret)
+			goto err_ring;
+		resp.mmap_size = cq->ring.size;
+		resp.num_slots = num_slots;
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (ret)
+			goto err_ring;
+	}
+	return 0;
+
+err_ring:
+	softrdma_ring_free(&cq->ring);
+err_count:
+	atomic_dec(&sdev->num_cqs);
+	return ret;
+}
+
+static int softrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct softrdma_cq *cq = to_scq(ibcq);
+
+	softrdma_ring_free(&cq->ring);
+	atomic_dec(&to_sdev(ibcq->device)->num_cqs);
+	return 0;
+}
+
+static void softrdma_cqe_to_wc(const struct softrdma_cqe *cqe,
+			       struct ib_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	wc->src_qp = cqe->src_qp;
+	wc->pkey_index = cqe->pkey_index;
+	wc->slid = cqe->slid;
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+	wc->network_hdr_type = cqe->network_hdr_type;
+	if (cqe->flags & SOFTRDMA_CQE_WITH_IMM) {
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = (__force __be32)cqe->imm_data;
+	} else if (cqe->flags & SOFTRDMA_CQE_WITH_INV) {
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = cqe->imm_data;
+	}
+	if (cqe->flags & SOFTRDMA_CQE_GRH)
+		wc->wc_flags |= IB_WC_GRH;
+}
+
+/* Kernel consumers poll here; user CQs are polled in the provider. */
+static int softrdma_poll_cq(struct ib_cq *ibcq, int num_entries,
+			    struct ib_wc *wc)
+{
+	struct softrdma_cq *cq = to_scq(ibcq);
+	struct softrdma_ring *ring = &cq->ring;
+	struct softrdma_cqe *slots = ring->slots;
+	unsigned long flags;
+	u32 prod, cons;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	prod = smp_load_acquire(&ring->hdr->producer);
+	cons = ring->hdr->consumer;
+	while (n < num_entries && cons != prod) {
+		softrdma_cqe_to_wc(&slots[cons & (ring->num_slots - 1)],
+				   &wc[n]);
+		wc[n].qp = NULL;
+		cons++;
+		n++;
+	}
+	smp_store_release(&ring->hdr->consumer, cons);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+static int softrdma_req_notify_cq(struct ib_cq *ibcq,
+				  enum ib_cq_notify_flags flags)
+{
+	struct softrdma_cq *cq = to_scq(ibcq);
+	struct softrdma_ring_hdr *hdr = cq->ring.hdr;
+	unsigned long irqflags;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    smp_load_acquire(&hdr->producer) != READ_ONCE(hdr->consumer))
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+/* Allocate the key of @mr: a random 8-bit tag over a cyclic index. */
+static int softrdma_mr_keys(struct softrdma_dev *sdev, struct softrdma_mr *mr)
+{
+	u32 index;
+	int ret;
+
+	if (atomic_inc_return(&sdev->num_mrs) > SOFTRDMA_MAX_MR) {
+		atomic_dec(&sdev->num_mrs);
+		return -ENOMEM;
+	}
+	ret = xa_alloc_cyclic(&sdev->mrs, &index, mr,
+			      XA_LIMIT(1, SOFTRDMA_MR_INDEX_MAX),
+			      &sdev->next_mr_index, GFP_KERNEL);
+	if (ret < 0) {
+		atomic_dec(&sdev->num_mrs);
+		return ret;
+	}
+	mr->ibmr.lkey = index << 8 | get_random_u8();
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return 0;
+}
+
+static void softrdma_mr_drop_keys(struct softrdma_dev *sdev,
+				  struct softrdma_mr *mr)
+{
+	xa_erase(&sdev->mrs, mr->ibmr.lkey >> 8);
+	atomic_dec(&sdev->num_mrs);
+}
+
+static struct ib_mr *softrdma_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct softrdma_dev *sdev = to_sdev(ibpd->device);
+	struct softrdma_mr *mr;
+	int ret;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->access = access;
+	mr->length = U64_MAX;
+	ret = softrdma_mr_keys(sdev, mr);
+	if (ret) {
+		kfree(mr);
+		return ERR_PTR(ret);
+	}
+	return &mr->ibmr;
+}
+
+#define SOFTRDMA_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			    IB_ACCESS_RELAXED_ORDERING)
+
+static struct ib_mr *softrdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
+					  u64 length, u64 iova, int access,
+					  struct ib_udata *udata)
+{
+	struct softrdma_dev *sdev = to_sdev(ibpd->device);
+	struct softrdma_mr *mr;
+	int ret;
+
+	if (access & ~SOFTRDMA_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length || length > SOFTRDMA_MAX_MR_SIZE)
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		ret = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	ret = softrdma_mr_keys(sdev, mr);
+	if (ret)
+		goto err_umem;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	return &mr->ibmr;
+
+err_umem:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+static int softrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct softrdma_mr *mr = to_smr(ibmr);
+
+	softrdma_mr_drop_keys(to_sdev(ibmr->device), mr);
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
+}
+
+/* Queue pairs: not yet. The core requires these entry points. */
+struct softrdma_qp {
+	struct ib_qp ibqp;
+};
+
+static int softrdma_create_qp(struct ib_qp *ibqp,
+			      struct ib_qp_init_attr *attr,
+			      struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			      int mask, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int softrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			      const struct ib_send_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+static int softrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			      const struct ib_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+const struct ib_device_ops softrdma_common_ops = {
+	.alloc_ucontext = softrdma_alloc_ucontext,
+	.dealloc_ucontext = softrdma_dealloc_ucontext,
+	.mmap = softrdma_mmap,
+	.mmap_free = softrdma_mmap_free,
+	.alloc_pd = softrdma_alloc_pd,
+	.dealloc_pd = softrdma_dealloc_pd,
+	.create_cq = softrdma_create_cq,
+	.destroy_cq = softrdma_destroy_cq,
+	.poll_cq = softrdma_poll_cq,
+	.req_notify_cq = softrdma_req_notify_cq,
+	.get_dma_mr = softrdma_get_dma_mr,
+	.reg_user_mr = softrdma_reg_user_mr,
+	.dereg_mr = softrdma_dereg_mr,
+	.create_qp = softrdma_create_qp,
+	.modify_qp = softrdma_modify_qp,
+	.destroy_qp = softrdma_destroy_qp,
+	.post_send = softrdma_post_send,
+	.post_recv = softrdma_post_recv,
+
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, softrdma_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_pd, softrdma_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_cq, softrdma_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, softrdma_qp, ibqp),
+};

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "ring.hpp"
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+
+namespace softrdma {
+
+SOFTRDMA_ABI_CHECKS();
+
+std::optional<RingView> RingView::make(std::span<std::byte> mem,
+				       std::uint32_t num_slots,
+				       std::uint32_t slot_size) noexcept
+{
+	if (!std::has_single_bit(num_slots) || slot_size == 0)
+		return std::nullopt;
+	const std::size_t need = SOFTRDMA_RING_HDR_SIZE +
+				 static_cast<std::size_t>(num_slots) * slot_size;
+	if (mem.size() < need ||
+	    reinterpret_cast<std::uintptr_t>(mem.data()) % SOFTRDMA_CACHELINE)
+		return std::nullopt;
+	auto *hdr = reinterpret_cast<softrdma_ring_hdr *>(mem.data());
+	return RingView(hdr, mem.subspan(SOFTRDMA_RING_HDR_SIZE, need - SOFTRDMA_RING_HDR_SIZE),
+			num_slots, slot_size);
+}
+
+void cqe_to_wc(const softrdma_cqe &cqe, ibv_wc &wc) noexcept
+{
+	wc = ibv_wc{};
+	wc.wr_id = cqe.wr_id;
+	wc.status = static_cast<ibv_wc_status>(cqe.status);
+	wc.opcode = static_cast<ibv_wc_opcode>(cqe.opcode);
+	wc.vendor_err = cqe.vendor_err;
+	wc.byte_len = cqe.byte_len;
+	wc.qp_num = cqe.qp_num;
+	wc.src_qp = cqe.src_qp;
+	wc.pkey_index = cqe.pkey_index;
+	wc.slid = cqe.slid;
+	wc.sl = cqe.sl;
+	wc.dlid_path_bits = cqe.dlid_path_bits;
+	unsigned int flags = 0;
+	if (cqe.flags & SOFTRDMA_CQE_WITH_IMM) {
+		flags |= IBV_WC_WITH_IMM;
+		wc.imm_data = cqe.imm_data;
+	} else if (cqe.flags & SOFTRDMA_CQE_WITH_INV) {
+		flags |= IBV_WC_WITH_INV;
+		wc.invalidated_rkey = cqe.imm_data;
+	}
+	if (cqe.flags & SOFTRDMA_CQE_GRH)
+		flags |= IBV_WC_GRH;
+	wc.wc_flags = flags;
+}
+
+int CqRing::poll(std::span<ibv_wc> out) noexcept
+{
+	const std::uint32_t prod = ring_.load_producer();
+	std::uint32_t cons = ring_.load_consumer();
+	const std::uint32_t avail = prod - cons;
+
+	if (avail > ring_.num_slots())
+		return -EIO;
+	std::size_t n = 0;
+	for (; n < out.size() && cons != prod; ++n, ++cons) {
+		softrdma_cqe cqe;
+		std::memcpy(&cqe, ring_.slot(cons).data(), sizeof(cqe));
+		cqe_to_wc(cqe, out[n]);
+	}
+	if (n)
+		ring_.store_consumer(cons);
+	return static_cast<int>(n);
+}
+
+} // namespace softrdma

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// Views over the rings the kernel maps into the process (uapi/softrdma-abi.h).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include <infiniband/verbs.h>
+
+#include "softrdma-abi.h"
+
+namespace softrdma {
+
+// A ring header and its slots, laid out as the ABI says. Does not own the
+// memory. Indices are free-running; slot i is at i & (num_slots - 1).
+class RingView {
+public:
+	// A view over mem, or nothing if mem cannot hold such a ring.
+	static std::optional<RingView> make(std::span<std::byte> mem,
+					    std::uint32_t num_slots,
+					    std::uint32_t slot_size) noexcept;
+
+	[[nodiscard]] std::uint32_t num_slots() const noexcept { return num_slots_; }
+
+	[[nodiscard]] std::uint32_t load_producer() const noexcept
+	{
+		return std::atomic_ref<std::uint32_t>(hdr_->producer)
+			.load(std::memory_order_acquire);
+	}
+	void store_producer(std::uint32_t v) noexcept
+	{
+		std::atomic_ref<std::uint32_t>(hdr_->producer)
+			.store(v, std::memory_order_release);
+	}
+	[[nodiscard]] std::uint32_t load_consumer() const noexcept
+	{
+		return std::atomic_ref<std::uint32_t>(hdr_->consumer)
+			.load(std::memory_order_acquire);
+	}
+	void store_consumer(std::uint32_t v) noexcept
+	{
+		std::atomic_ref<std::uint32_t>(hdr_->consumer)
+			.store(v, std::memory_order_release);
+	}
+	[[nodiscard]] std::uint32_t load_flags() const noexcept
+	{
+		return std::atomic_ref<std::uint32_t>(hdr_->flags)
+			.load(std::memory_order_acquire);
+	}
+
+	// The slot holding index idx.
+	[[nodiscard]] std::span<std::byte> slot(std::uint32_t idx) const noexcept
+	{
+		return slots_.subspan(static_cast<std::size_t>(idx & (num_slots_ - 1)) *
+					      slot_size_,
+				      slot_size_);
+	}
+
+private:
+	RingView(softrdma_ring_hdr *hdr, std::span<std::byte> slots,
+		 std::uint32_t num_slots, std::uint32_t slot_size) noexcept
+		: hdr_(hdr), slots_(slots), num_slots_(num_slots), slot_size_(slot_size)
+	{
+	}
+
+	softrdma_ring_hdr *hdr_;
+	std::span<std::byte> slots_;
+	std::uint32_t num_slots_;
+	std::uint32_t slot_size_;
+};
+
+// The verbs work completion a softrdma CQE stands for.
+void cqe_to_wc(const softrdma_cqe &cqe, ibv_wc &wc) noexcept;
+
+// The consumer side of a completion queue ring.
+class CqRing {
+public:
+	explicit CqRing(RingView ring) noexcept : ring_(ring) {}
+
+	// Moves up to out.size() completions into out. Returns how many, or
+	// -EIO if the producer index cannot be right (more entries than slots).
+	int poll(std::span<ibv_wc> out) noexcept;
+
+	// True if no completion waits.
+	[[nodiscard]] bool empty() const noexcept
+	{
+		return ring_.load_producer() == ring_.load_consumer();
+	}
+
+private:
+	RingView ring_;
+};
+
+} // namespace softrdma

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The C interface of the provider's C++ core, for the C shim that speaks
+ * rdma-core's private provider ABI. No C++ exception crosses it: failures
+ * come back as NULL with errno set, or as a negative errno.
+ */
+#ifndef SOFTRDMA_CORE_H
+#define SOFTRDMA_CORE_H
+
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct softrdma_cq_ring;
+
+/* Map the CQ ring the kernel described; NULL with errno on failure. */
+struct softrdma_cq_ring *softrdma_cq_ring_open(int cmd_fd, uint64_t offset,
+					       uint64_t size,
+					       uint32_t num_slots);
+void softrdma_cq_ring_close(struct softrdma_cq_ring *cq);
+/* Up to n completions into wc; their count, or a negative errno. */
+int softrdma_cq_ring_poll(struct softrdma_cq_ring *cq, int n,
+			  struct ibv_wc *wc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SOFTRDMA_CORE_H */

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * softrdma provider: the thin C shim over rdma-core's private provider ABI.
+ * Everything with logic of its own lives in the C++ core (core/), reached
+ * through core/softrdma_core.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/driver.h>
+#include <infiniband/kern-abi.h>
+
+#include "softrdma-abi.h"
+#include "core/softrdma_core.h"
+
+SOFTRDMA_ABI_CHECKS();
+
+/* The uverbs responses followed by ours, as the kernel writes them. */
+struct usr_get_context_resp {
+	struct ib_uverbs_get_context_resp ibv_resp;
+	struct softrdma_alloc_ucontext_resp drv;
+};
+static_assert(sizeof(struct usr_get_context_resp) ==
+	      sizeof(struct ib_uverbs_get_context_resp) +
+	      sizeof(struct softrdma_alloc_ucontext_resp),
+	      "no padding in the get_context response");
+
+struct usr_create_cq_resp {
+	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct softrdma_create_cq_resp drv;
+};
+static_assert(sizeof(struct usr_create_cq_resp) ==
+	      sizeof(struct ib_uverbs_create_cq_resp) +
+	      sizeof(struct softrdma_create_cq_resp),
+	      "no padding in the create_cq response");
+
+struct sr_device {
+	struct verbs_device vdev;
+};
+
+struct sr_context {
+	struct verbs_context vctx;
+	uint32_t transport;
+};
+
+struct sr_cq {
+	struct verbs_cq vcq;
+	struct softrdma_cq_ring *ring;
+};
+
+static struct sr_cq *to_sr_cq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct sr_cq, vcq.cq);
+}
+
+static int sr_query_device_ex(struct ibv_context *context,
+			      const struct ibv_query_device_ex_input *input,
+			      struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int ret;
+
+	ret = ibv_cmd_query_device_any(context, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
+		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+static int sr_query_port(struct ibv_context *context, uint8_t port,
+			 struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *sr_alloc_pd(struct ibv_context *context)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+static int sr_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret = ibv_cmd_dealloc_pd(pd);
+
+	if (!ret)
+		free(pd);
+	return ret;
+}
+
+static struct ibv_mr *sr_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+				uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static int sr_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret = ibv_cmd_dereg_mr(vmr);
+
+	if (!ret)
+		free(vmr);
+	return ret;
+}
+
+static struct ibv_cq *sr_create_cq(struct ibv_context *context, int cqe,
+				   struct ibv_comp_channel *channel,
+				   int comp_vector)
+{
+	struct usr_create_cq_resp resp = {};
+	struct ibv_create_cq cmd;
+	struct sr_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
+				&cq->vcq.cq, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	cq->ring = softrdma_cq_ring_open(context->cmd_fd, resp.drv.mmap_offset,
+					 resp.drv.mmap_size, resp.drv.num_slots);
+	if (!cq->ring) {
+		ret = errno;
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	return &cq->vcq.cq;
+}
+
+static int sr_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct sr_cq *cq = to_sr_cq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+	softrdma_cq_ring_close(cq->ring);
+	free(cq);
+	return 0;
+}
+
+static int sr_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	return softrdma_cq_ring_poll(to_sr_cq(ibcq)->ring, num_entries, wc);
+}
+
+static int sr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}
+
+static void sr_free_context(struct ibv_context *ibctx)
+{
+	struct sr_context *ctx = container_of(ibctx, struct sr_context,
+					      vctx.context);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops sr_ctx_ops = {
+	.query_device_ex = sr_query_device_ex,
+	.query_port = sr_query_port,
+	.alloc_pd = sr_alloc_pd,
+	.dealloc_pd = sr_dealloc_pd,
+	.reg_mr = sr_reg_mr,
+	.dereg_mr = sr_dereg_mr,
+	.create_cq = sr_create_cq,
+	.destroy_cq = sr_destroy_cq,
+	.poll_cq = sr_poll_cq,
+	.req_notify_cq = sr_req_notify_cq,
+	.free_context = sr_free_context,
+};
+
+static struct verbs_context *sr_alloc_context(struct ibv_device *ibdev,
+					      int cmd_fd, void *private_data)
+{
+	struct usr_get_context_resp resp = {};
+	struct ibv_get_context cmd;
+	struct sr_context *ctx;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	if (ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp)))
+		goto err;
+	if (resp.drv.abi_version != SOFTRDMA_UVERBS_ABI_VERSION ||
+	    resp.drv.ring_hdr_size != SOFTRDMA_RING_HDR_SIZE ||
+	    resp.drv.cqe_size != SOFTRDMA_CQE_SIZE) {
+		fprintf(stderr,
+			"softrdma: kernel ABI %u (ring header %u, CQE %u) does not match this provider's %u (%u, %u)\n",
+			resp.drv.abi_version, resp.drv.ring_hdr_size, resp.drv.cqe_size,
+			SOFTRDMA_UVERBS_ABI_VERSION, SOFTRDMA_RING_HDR_SIZE,
+			SOFTRDMA_CQE_SIZE);
+		errno = EPROTO;
+		goto err;
+	}
+	ctx->transport = resp.drv.transport;
+	verbs_set_ops(&ctx->vctx, &sr_ctx_ops);
+	return &ctx->vctx;
+
+err:
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	return NULL;
+}
+
+/* Ours are the devices that carry our sysfs attribute, whatever their name. */
+static bool sr_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	char buf[16];
+
+	if (ibv_read_ibdev_sysfs_file(buf, sizeof(buf), sysfs_dev,
+				      SOFTRDMA_SYSFS_ABI_ATTR) <= 0)
+		return false;
+	return strtoul(buf, NULL, 10) == SOFTRDMA_UVERBS_ABI_VERSION;
+}
+
+static struct verbs_device *sr_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct sr_device *dev = calloc(1, sizeof(*dev));
+
+	return dev ? &dev->vdev : NULL;
+}
+
+static void sr_uninit_device(struct verbs_device *vdev)
+{
+	free(container_of(vdev, struct sr_device, vdev));
+}
+
+/*
+ * No table entry matches (softrdma has no driver id, and users name devices
+ * freely): sr_match_device() decides. libibverbs walks the table of every
+ * provider, so it must exist and end with its sentinel.
+ */
+static const struct verbs_match_ent sr_match_table[] = {
+	{},
+};
+
+static const struct verbs_device_ops sr_dev_ops = {
+	.name = "softrdma",
+	.match_table = sr_match_table,
+	.match_min_abi_version = SOFTRDMA_UVERBS_ABI_VERSION,
+	.match_max_abi_version = SOFTRDMA_UVERBS_ABI_VERSION,
+	.match_device = sr_match_device,
+	.alloc_device = sr_alloc_device,
+	.uninit_device = sr_uninit_device,
+	.alloc_context = sr_alloc_context,
+};
+PROVIDER_DRIVER(softrdma, sr_dev_ops);

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// The provider's ring logic against a ring in ordinary memory, with this
+// test playing the kernel's part.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "ring.hpp"
+
+namespace {
+
+// Cache-line aligned memory for a ring of n CQE slots.
+struct FakeCqRing {
+	explicit FakeCqRing(std::uint32_t n)
+		: storage(SOFTRDMA_RING_HDR_SIZE + std::size_t{n} * SOFTRDMA_CQE_SIZE +
+			  SOFTRDMA_CACHELINE),
+		  num_slots(n)
+	{
+	}
+	std::span<std::byte> bytes()
+	{
+		auto p = reinterpret_cast<std::uintptr_t>(storage.data());
+		auto skip = (SOFTRDMA_CACHELINE - p % SOFTRDMA_CACHELINE) % SOFTRDMA_CACHELINE;
+		return std::span(storage).subspan(skip, storage.size() - SOFTRDMA_CACHELINE);
+	}
+	softrdma_ring_hdr &hdr() { return *reinterpret_cast<softrdma_ring_hdr *>(bytes().data()); }
+	// The kernel's side: write a CQE into the slot of the producer index.
+	void produce(const softrdma_cqe &cqe)
+	{
+		auto slot = bytes().subspan(SOFTRDMA_RING_HDR_SIZE +
+					    (hdr().producer & (num_slots - 1)) * SOFTRDMA_CQE_SIZE,
+					    SOFTRDMA_CQE_SIZE);
+		std::memcpy(slot.data(), &cqe, sizeof(cqe));
+		hdr().producer++;
+	}
+	std::vector<std::byte> storage;
+	std::uint32_t num_slots;
+};
+
+softrdma_cqe make_cqe(std::uint64_t wr_id)
+{
+	softrdma_cqe c{};
+	c.wr_id = wr_id;
+	c.status = IBV_WC_SUCCESS;
+	c.opcode = IBV_WC_RECV;
+	c.byte_len = static_cast<std::uint32_t>(wr_id * 3);
+	c.qp_num = 17;
+	return c;
+}
+
+} // namespace
+
+TEST(RingView, RejectsBadShapes)
+{
+	FakeCqRing r(8);
+	EXPECT_FALSE(softrdma::RingView::make(r.bytes(), 6, SOFTRDMA_CQE_SIZE));
+	EXPECT_FALSE(softrdma::RingView::make(r.bytes(), 16, SOFTRDMA_CQE_SIZE));
+	EXPECT_FALSE(softrdma::RingView::make(r.bytes(), 8, 0));
+	EXPECT_FALSE(softrdma::RingView::make(r.bytes().subspan(8), 4, SOFTRDMA_CQE_SIZE));
+	EXPECT_TRUE(softrdma::RingView::make(r.bytes(), 8, SOFTRDMA_CQE_SIZE));
+}
+
+TEST(CqRing, EmptyPollsNothing)
+{
+	FakeCqRing r(8);
+	softrdma::CqRing cq(*softrdma::RingView::make(r.bytes(), 8, SOFTRDMA_CQE_SIZE));
+	std::array<ibv_wc, 4> wc{};
+	EXPECT_TRUE(cq.empty());
+	EXPECT_EQ(cq.poll(wc), 0);
+	EXPECT_EQ(r.hdr().consumer, 0U);
+}
+
+TEST(CqRing, PollsInOrderAndPublishesConsumer)
+{
+	FakeCqRing r(4);
+	softrdma::CqRing cq(*softrdma::RingView::make(r.bytes(), 4, SOFTRDMA_CQE_SIZE));
+	for (std::uint64_t i = 1; i <= 3; ++i)
+		r.produce(make_cqe(i));
+	std::array<ibv_wc, 2> wc{};
+	ASSERT_EQ(cq.poll(wc), 2);
+	EXPECT_EQ(wc[0].wr_id, 1U);
+	EXPECT_EQ(wc[1].wr_id, 2U);
+	EXPECT_EQ(wc[1].byte_len, 6U);
+	EXPECT_EQ(wc[1].opcode, IBV_WC_RECV);
+	EXPECT_EQ(wc[1].qp_num, 17U);
+	EXPECT_EQ(r.hdr().consumer, 2U);
+	ASSERT_EQ(cq.poll(wc), 1);
+	EXPECT_EQ(wc[0].wr_id, 3U);
+	EXPECT_EQ(cq.poll(wc), 0);
+	EXPECT_EQ(r.hdr().consumer, 3U);
+}
+
+TEST(CqRing, IndicesWrapAt32Bits)
+{
+	FakeCqRing r(4);
+	r.hdr().producer = 0xfffffffeU;
+	r.hdr().consumer = 0xfffffffeU;
+	softrdma::CqRing cq(*softrdma::RingView::make(r.bytes(), 4, SOFTRDMA_CQE_SIZE));
+	for (std::uint64_t i = 10; i < 14; ++i)
+		r.produce(make_cqe(i));
+	EXPECT_EQ(r.hdr().producer, 2U);
+	std::array<ibv_wc, 8> wc{};
+	ASSERT_EQ(cq.poll(wc), 4);
+	for (std::size_t i = 0; i < 4; ++i)
+		EXPECT_EQ(wc[i].wr_id, 10 + i);
+	EXPECT_EQ(r.hdr().consumer, 2U);
+}
+
+TEST(CqRing, CorruptProducerIsAnError)
+{
+	FakeCqRing r(4);
+	r.hdr().producer = 5; // five entries in a ring of four
+	softrdma::CqRing cq(*softrdma::RingView::make(r.bytes(), 4, SOFTRDMA_CQE_SIZE));
+	std::array<ibv_wc, 8> wc{};
+	EXPECT_EQ(cq.poll(wc), -EIO);
+	EXPECT_EQ(r.hdr().consumer, 0U);
+}
+
+TEST(CqeToWc, MapsFlagsAndImmediate)
+{
+	softrdma_cqe c = make_cqe(7);
+	c.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+	c.flags = SOFTRDMA_CQE_WITH_IMM | SOFTRDMA_CQE_GRH;
+	c.imm_data = 0x12345678;
+	ibv_wc wc{};
+	softrdma::cqe_to_wc(c, wc);
+	EXPECT_EQ(wc.wc_flags, unsigned{IBV_WC_WITH_IMM | IBV_WC_GRH});
+	EXPECT_EQ(wc.imm_data, 0x12345678U);
+
+	c.flags = SOFTRDMA_CQE_WITH_INV;
+	c.imm_data = 0xabcd;
+	softrdma::cqe_to_wc(c, wc);
+	EXPECT_EQ(wc.wc_flags, unsigned{IBV_WC_WITH_INV});
+	EXPECT_EQ(wc.invalidated_rkey, 0xabcdU);
+
+	c.flags = 0;
+	c.status = IBV_WC_REM_ACCESS_ERR;
+	softrdma::cqe_to_wc(c, wc);
+	EXPECT_EQ(wc.wc_flags, 0U);
+	EXPECT_EQ(wc.status, IBV_WC_REM_ACCESS_ERR);
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# tools/lab build: softrdma.ko for the stock and debug 6.12 kernels (and a
+# compile check against the host's Debian 12 6.1 headers), the KUnit suite,
+# the provider and the tools; then installs them into the lab root so every
+# guest boots with the fresh build.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+need_root
+
+STOCK=$(stock_kver)
+DEBUG=$(debug_kver)
+mkdir -p "$LAB_BUILD"
+
+# Kbuild writes objects beside the sources: give each kernel its own copy.
+stage_kmod() {
+	local dst=$LAB_BUILD/kmod-$1
+	mkdir -p "$dst"
+	rsync -a --delete --include Kbuild --include 'kernel/***' \
+		--include 'uapi/***' --include 'tests/' --include 'tests/kunit/***' \
+		--exclude '*' "$LAB_REPO/" "$dst/"
+	echo "$dst"
+}
+
+kmod_stock() {
+	local d
+	d=$(stage_kmod stock)
+	in_root make -C "/usr/src/linux-headers-$STOCK" M="$d" W=1 modules
+}
+
+kmod_debug() {
+	local d
+	d=$(stage_kmod debug)
+	in_root make -C "$DEBUG_KDIR" M="$d" W=1 modules
+	in_root make -C "$DEBUG_KDIR" M="$d/tests/kunit" W=1 modules
+}
+
+kmod_host61() {
+	local kdir d
+	kdir=$(find /usr/src -maxdepth 1 -name 'linux-headers-6.1.*-amd64' | sort -V | tail -n 1)
+	[ -n "$kdir" ] || {
+		echo "no Debian 12 6.1 headers on the host (tools/lab setup installs them)"
+		return 1
+	}
+	d=$(stage_kmod host61)
+	make -C "$kdir" M="$d" W=1 modules
+}
+
+userspace() {
+	in_root cmake -S "$LAB_REPO" -B "$LAB_BUILD/user" -G Ninja \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
+		-DRDMA_CORE_BUILD="$RDMA_CORE_DIR/build" \
+		-DSOFTRDMA_HOST_TESTS=OFF
+	in_root ninja -C "$LAB_BUILD/user"
+}
+
+host_tests() {
+	cmake -S "$LAB_REPO" -B "$LAB_BUILD/host" -DSOFTRDMA_HOST_TESTS=ON \
+		-DSOFTRDMA_PROVIDER=OFF -DCMAKE_BUILD_TYPE=Debug
+	cmake --build "$LAB_BUILD/host" -j "$(nproc)"
+}
+
+install_root() {
+	local r=$LAB_ROOT
+	install -D -m644 "$LAB_BUILD/kmod-stock/softrdma.ko" "$r/lib/modules/$STOCK/updates/softrdma.ko"
+	install -D -m644 "$LAB_BUILD/kmod-debug/softrdma.ko" "$r/lib/modules/$DEBUG/updates/softrdma.ko"
+	install -D -m644 "$LAB_BUILD/kmod-debug/tests/kunit/softrdma_kunit.ko" \
+		"$r/lib/modules/$DEBUG/updates/softrdma_kunit.ko"
+	in_root depmod -a "$STOCK"
+	in_root depmod -a "$DEBUG"
+	in_root cmake --install "$LAB_BUILD/user"
+}
+
+step build-kmod-stock kmod_stock
+step build-kmod-debug kmod_debug
+step build-kmod-host61 kmod_host61
+step build-userspace userspace
+step build-host-tests host_tests
+step build-install install_root
+say "build complete: softrdma.ko for $STOCK, $DEBUG and 6.1; provider and tools installed in the lab root"

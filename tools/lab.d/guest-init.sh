@@ -1,0 +1,69 @@
+#!/bin/bash
+# Runs as PID 1 inside a lab guest: bring up the fixture, run the command,
+# record its status and the kernel's reports, power off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=dumb
+OUT=/lab-out
+. $OUT/guest.env
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+stty -F /dev/console -onlcr 2>/dev/null
+hostname softrdma-lab
+echo 1 >/proc/sys/kernel/sysrq
+
+finish() {
+	dmesg -n 1
+	dmesg >$OUT/dmesg 2>&1
+	echo "$1" >$OUT/status
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 30
+}
+
+kmemleak=/sys/kernel/debug/kmemleak
+if [ -w $kmemleak ]; then
+	# Forget what boot itself left behind; only the run's leaks count.
+	echo scan >$kmemleak
+	echo clear >$kmemleak
+fi
+
+# The fixture network of DESIGN.md: veth0 here, veth1 in netns b.
+fixture() {
+	ip link set lo up
+	ip link add veth0 type veth peer name veth1 || return 1
+	ip netns add b || return 1
+	ip link set veth1 netns b || return 1
+	sysctl -qw net.ipv6.conf.veth0.accept_dad=0
+	ip netns exec b sysctl -qw net.ipv6.conf.veth1.accept_dad=0
+	ip addr add 10.0.0.1/24 dev veth0
+	ip addr add fd00::1/64 dev veth0 nodad
+	ip link set veth0 up
+	ip -n b link set lo up
+	ip -n b addr add 10.0.0.2/24 dev veth1
+	ip -n b addr add fd00::2/64 dev veth1 nodad
+	ip -n b link set veth1 up
+}
+if ! fixture >$OUT/fixture.log 2>&1; then
+	cat $OUT/fixture.log
+	finish 125
+fi
+
+cd "${LAB_CWD:-/}" 2>/dev/null || cd /
+bash -c "$LAB_CMD" </dev/null
+rc=$?
+
+if [ -w $kmemleak ]; then
+	# kmemleak only reports objects older than a few seconds.
+	sleep 6
+	echo scan >$kmemleak
+	cat $kmemleak >$OUT/kmemleak
+fi
+finish $rc

@@ -1,0 +1,80 @@
+# shellcheck shell=bash
+# Shared helpers for the lab scripts.
+set -euo pipefail
+
+: "${SOFTRDMA_LAB:=/var/cache/softrdma-lab}"
+: "${LAB_ROOT:=$SOFTRDMA_LAB/root}"
+: "${LAB_LOGS:=$SOFTRDMA_LAB/logs}"
+: "${LAB_REPO:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${LAB_BUILD:=$LAB_REPO/build}"
+
+# Versions the lab is pinned to.
+RDMA_CORE_VER=56.1
+DEBUG_LOCALVERSION=-softrdma-debug
+# Where things live inside the Debian 13 root (paths as seen from the chroot).
+ROOT_OPT=/opt/softrdma-lab
+RDMA_CORE_DIR=$ROOT_OPT/rdma-core-$RDMA_CORE_VER
+DEBUG_KDIR=$ROOT_OPT/linux-debug
+
+mkdir -p "$LAB_LOGS" 2>/dev/null || true
+
+say() { printf '\033[1m[lab]\033[0m %s\n' "$*" >&2; }
+die() {
+	printf '\033[1;31m[lab] error:\033[0m %s\n' "$*" >&2
+	exit 1
+}
+
+# step NAME CMD...: run CMD with output to $LAB_LOGS/NAME.log; fail loudly.
+step() {
+	local name=$1 log
+	shift
+	log=$LAB_LOGS/$name.log
+	say "$name ... (log: $log)"
+	local t0=$SECONDS
+	# In the background so that errexit stays in force inside "$@".
+	"$@" >"$log" 2>&1 &
+	if ! wait $!; then
+		printf '\033[1;31m[lab] %s failed; last lines of %s:\033[0m\n' "$name" "$log" >&2
+		tail -n 40 "$log" >&2
+		exit 1
+	fi
+	say "$name done ($((SECONDS - t0)) s)"
+}
+
+# in_root CMD...: run CMD inside the Debian 13 root, with /proc, /sys, /dev
+# and the repository (at the same path) mounted in a private mount namespace,
+# so nothing stays mounted afterwards.
+in_root() {
+	unshare --mount --propagation private -- /bin/sh -ec '
+		r=$1 repo=$2
+		shift 2
+		mount -t proc proc "$r/proc"
+		mount --rbind /sys "$r/sys"
+		mount --rbind /dev "$r/dev"
+		mount -t tmpfs tmpfs "$r/tmp"
+		mkdir -p "$r$repo" 2>/dev/null || true
+		mount --bind "$repo" "$r$repo"
+		cp /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null || true
+		exec chroot "$r" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			DEBIAN_FRONTEND=noninteractive "$@"
+	' in_root "$LAB_ROOT" "$LAB_REPO" "$@"
+}
+
+# The stock kernel release installed in the root.
+stock_kver() {
+	local v
+	v=$(find "$LAB_ROOT/boot" -maxdepth 1 -name 'vmlinuz-*' ! -name "*$DEBUG_LOCALVERSION" -printf '%f\n' | sed 's/^vmlinuz-//' | sort -V | tail -n 1)
+	[ -n "$v" ] || die "no stock kernel in $LAB_ROOT/boot: run tools/lab setup"
+	echo "$v"
+}
+
+debug_kver() {
+	local f=$LAB_ROOT$DEBUG_KDIR/include/config/kernel.release
+	[ -f "$f" ] || die "no debug kernel built: run tools/lab setup"
+	cat "$f"
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || die "the lab needs root (debootstrap, chroot, mounts)"
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# tools/lab setup: build or refresh the lab cache. Idempotent: every step
+# leaves a stamp and is skipped when its stamp matches its inputs.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+need_root
+
+HOST_PKGS="qemu-system-x86 debootstrap busybox-static cpio linux-headers-amd64 \
+cmake g++ libgtest-dev clang-tidy clang-format rsync zstd"
+ROOT_PKGS="linux-image-amd64 linux-headers-amd64 linux-source-6.12 \
+build-essential bc bison flex libelf-dev libssl-dev cpio kmod rsync python3 \
+cmake ninja-build pkg-config dpkg-dev \
+rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest \
+libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev libudev-dev \
+libsystemd-dev python3-pyverbs iproute2 tcpdump tshark nvme-cli fio \
+procps iputils-ping ethtool strace less gdb"
+
+mkdir -p "$SOFTRDMA_LAB" "$LAB_LOGS"
+STAMPS=$SOFTRDMA_LAB/stamps
+mkdir -p "$STAMPS"
+
+# done_p NAME KEY: true when step NAME already ran with inputs KEY.
+done_p() { [ -f "$STAMPS/$1" ] && [ "$(cat "$STAMPS/$1")" = "$2" ]; }
+mark() { echo "$2" >"$STAMPS/$1"; }
+key_of() { printf '%s' "$*" | sha256sum | cut -c1-16; }
+
+host_packages() {
+	local missing=()
+	for p in $HOST_PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+}
+
+debootstrap_root() {
+	rm -rf "$LAB_ROOT" "$LAB_ROOT.tmp"
+	debootstrap --variant=minbase trixie "$LAB_ROOT.tmp" http://deb.debian.org/debian
+	mv "$LAB_ROOT.tmp" "$LAB_ROOT"
+}
+
+root_packages() {
+	cat >"$LAB_ROOT/etc/apt/sources.list" <<SRC
+deb http://deb.debian.org/debian trixie main
+deb-src http://deb.debian.org/debian trixie main
+deb http://deb.debian.org/debian-security trixie-security main
+deb http://deb.debian.org/debian trixie-updates main
+SRC
+	echo 'wireshark-common wireshark-common/install-setuid boolean false' |
+		in_root debconf-set-selections
+	in_root apt-get update -q
+	# shellcheck disable=SC2086
+	in_root apt-get install -y -q --no-install-recommends $ROOT_PKGS
+	in_root apt-get clean
+	# The guest has no udev; these make hostnames and logins sane.
+	echo softrdma-lab >"$LAB_ROOT/etc/hostname"
+}
+
+rdma_core_source() {
+	in_root sh -ec "
+		mkdir -p $ROOT_OPT/dl && cd $ROOT_OPT/dl
+		apt-get source --download-only rdma-core=$RDMA_CORE_VER-1 || true
+		test -f rdma-core_$RDMA_CORE_VER.orig.tar.gz
+		rm -rf $RDMA_CORE_DIR && mkdir -p $ROOT_OPT
+		tar -C $ROOT_OPT -xzf rdma-core_$RDMA_CORE_VER.orig.tar.gz
+		cd $RDMA_CORE_DIR && mkdir -p build && cd build
+		cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 .. >/dev/null
+		ninja include/kernel-abi/ib_user_verbs.h
+		test -f include/infiniband/driver.h
+	"
+}
+
+linux_source() {
+	in_root sh -ec "
+		rm -rf $ROOT_OPT/linux-src && mkdir -p $ROOT_OPT/linux-src
+		tar -C $ROOT_OPT/linux-src --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
+	"
+}
+
+siw_stock() {
+	local kver=$1
+	in_root sh -ec "
+		d=$ROOT_OPT/siw-stock && rm -rf \$d && mkdir -p \$d
+		cp $ROOT_OPT/linux-src/drivers/infiniband/sw/siw/*.[ch] \$d/
+		printf 'obj-m += siw.o\nsiw-y := siw_cm.o siw_cq.o siw_main.o siw_mem.o siw_qp.o siw_qp_rx.o siw_qp_tx.o siw_verbs.o\n' >\$d/Kbuild
+		make -C /usr/src/linux-headers-$kver M=\$d modules
+		mkdir -p /lib/modules/$kver/updates
+		install -m644 \$d/siw.ko /lib/modules/$kver/updates/siw.ko
+		depmod -a $kver
+	"
+}
+
+debug_kernel() {
+	local frag=$ROOT_OPT/debug.config
+	cp "$LAB_REPO/tools/lab.d/debug.config" "$LAB_ROOT$frag"
+	in_root sh -ec "
+		src=$ROOT_OPT/linux-src o=$DEBUG_KDIR
+		mkdir -p \$o
+		make -C \$src O=\$o x86_64_defconfig
+		make -C \$src O=\$o kvm_guest.config
+		\$src/scripts/kconfig/merge_config.sh -m -O \$o \$o/.config $frag
+		make -C \$src O=\$o olddefconfig
+		make -C \$src O=\$o -j\$(nproc) bzImage modules
+		make -C \$src O=\$o modules_install INSTALL_MOD_STRIP=1
+		depmod -a \$(cat \$o/include/config/kernel.release)
+	"
+	# Every option the lab relies on must have survived olddefconfig.
+	local cfg=$LAB_ROOT$DEBUG_KDIR/.config opt
+	for opt in KUNIT=m RDMA_RXE=m RDMA_SIW=m KASAN=y PROVE_LOCKING=y DEBUG_KMEMLEAK=y DEBUG_ATOMIC_SLEEP=y INFINIBAND=y 9P_FS=y OVERLAY_FS=y VETH=y; do
+		grep -qx "CONFIG_$opt" "$cfg" || {
+			echo "debug kernel config lacks CONFIG_$opt" >&2
+			return 1
+		}
+	done
+}
+
+initramfs() {
+	local stock=$1 out=$SOFTRDMA_LAB/initrd.cpio.gz d
+	d=$(mktemp -d)
+	mkdir -p "$d"/{bin,sbin,proc,sys,dev,lower,rw,newroot,modules}
+	cp /bin/busybox "$d/bin/busybox"
+	for a in sh mount umount mkdir insmod switch_root cat echo sleep poweroff ls; do
+		ln -s busybox "$d/bin/$a"
+	done
+	# Modules the stock kernel needs before it can mount the 9p root, in
+	# dependency order, as modprobe resolves them in the root.
+	in_root sh -ec "for m in virtio_pci 9pnet_virtio 9p overlay; do modprobe -S $stock --show-depends \$m; done" |
+		awk '$1 == "insmod" {print $2}' | awk '!seen[$0]++' >"$d/modules.list"
+	: >"$d/modules/order"
+	while read -r m; do
+		local b
+		b=$(basename "$m")
+		case "$b" in
+		*.zst) zstd -q -d -c "$LAB_ROOT$m" >"$d/modules/${b%.zst}" ; b=${b%.zst} ;;
+		*.xz) xz -d -c "$LAB_ROOT$m" >"$d/modules/${b%.xz}" ; b=${b%.xz} ;;
+		*) cp "$LAB_ROOT$m" "$d/modules/$b" ;;
+		esac
+		echo "$b" >>"$d/modules/order"
+	done <"$d/modules.list"
+	echo "$stock" >"$d/modules/kver"
+	cp "$LAB_REPO/tools/lab.d/initramfs-init" "$d/init"
+	chmod +x "$d/init"
+	(cd "$d" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"
+	mv "$out.tmp" "$out"
+	rm -rf "$d"
+}
+
+# --only FUNCTION: run one step by hand (for lab development).
+if [ "${1:-}" = --only ]; then
+	shift
+	step "$1" "$@"
+	exit 0
+fi
+
+t0=$SECONDS
+k=$(key_of "$HOST_PKGS")
+done_p host-packages "$k" || { step host-packages host_packages && mark host-packages "$k"; }
+
+if [ ! -x "$LAB_ROOT/usr/bin/apt-get" ]; then
+	step debootstrap debootstrap_root
+fi
+k=$(key_of "$ROOT_PKGS")
+done_p root-packages "$k" || { step root-packages root_packages && mark root-packages "$k"; }
+
+k=$RDMA_CORE_VER
+done_p rdma-core "$k" || { step rdma-core-source rdma_core_source && mark rdma-core "$k"; }
+
+k=$(key_of "$(ls "$LAB_ROOT"/usr/src/linux-source-6.12.tar.xz -l)")
+done_p linux-source "$k" || { step linux-source linux_source && mark linux-source "$k"; }
+
+STOCK=$(stock_kver)
+say "stock kernel: $STOCK"
+done_p siw-stock "$STOCK" || { step siw-stock siw_stock "$STOCK" && mark siw-stock "$STOCK"; }
+
+k=$(key_of "$(cat "$LAB_REPO/tools/lab.d/debug.config")" "$(cat "$STAMPS/linux-source")")
+done_p debug-kernel "$k" || { step debug-kernel debug_kernel && mark debug-kernel "$k"; }
+say "debug kernel: $(debug_kver)"
+
+k=$(key_of "$STOCK" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init")")
+done_p initramfs "$k" || { step initramfs initramfs "$STOCK" && mark initramfs "$k"; }
+
+say "setup complete in $((SECONDS - t0)) s; cache: $SOFTRDMA_LAB"

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * softrdma user/kernel ABI.
+ *
+ * Included unchanged by the kernel module (C) and by the rdma-core provider
+ * (C and C++). Every structure has a fixed size and layout, checked with
+ * static assertions on both sides (see SOFTRDMA_ABI_CHECKS below).
+ *
+ * Rings (CQ now; SQ, RQ and SRQ later) are allocated by the kernel and
+ * mapped into the process. A ring is one softrdma_ring_hdr followed by
+ * num_slots fixed-size slots. Producer and consumer indices are free-running
+ * 32-bit counters; slot i lives at index (i & (num_slots - 1)). num_slots is
+ * a power of two. Each index is written by one side only and read by the
+ * other with acquire/release ordering.
+ */
+#ifndef SOFTRDMA_ABI_H
+#define SOFTRDMA_ABI_H
+
+#include <linux/types.h>
+
+#define SOFTRDMA_UVERBS_ABI_VERSION 1
+
+/* Firmware version reported by query_device: major.minor.sub. */
+#define SOFTRDMA_FW_MAJOR 0
+#define SOFTRDMA_FW_MINOR 1
+#define SOFTRDMA_FW_SUB 0
+#define SOFTRDMA_FW_VERSION \
+	(((__u64)SOFTRDMA_FW_MAJOR << 32) | (SOFTRDMA_FW_MINOR << 16) | \
+	 SOFTRDMA_FW_SUB)
+
+/* Name of the sysfs attribute every softrdma ib_device carries. */
+#define SOFTRDMA_SYSFS_ABI_ATTR "softrdma_abi_version"
+
+enum softrdma_transport {
+	SOFTRDMA_TRANSPORT_ROCE = 1,
+	SOFTRDMA_TRANSPORT_IWARP = 2,
+};
+
+/* Flags in softrdma_ring_hdr.flags (written by the kernel). */
+enum softrdma_ring_flags {
+	/* The kernel worker sleeps: the producer must kick after posting. */
+	SOFTRDMA_RING_NEED_WAKEUP = 1 << 0,
+	/* The ring is in error (overflow or corrupted indices). */
+	SOFTRDMA_RING_ERROR = 1 << 1,
+};
+
+#define SOFTRDMA_CACHELINE 64
+
+/*
+ * Ring header: producer, consumer and flags on separate cache lines so the
+ * two sides never write the same line.
+ */
+struct softrdma_ring_hdr {
+	__u32 producer;
+	__u32 reserved0[15];
+	__u32 consumer;
+	__u32 reserved1[15];
+	__u32 flags;
+	__u32 reserved2[15];
+};
+
+#define SOFTRDMA_RING_HDR_SIZE 192
+
+/* Flags of a completion; each side maps them to its own verbs flags. */
+enum softrdma_cqe_flags {
+	SOFTRDMA_CQE_WITH_IMM = 1 << 0,
+	SOFTRDMA_CQE_WITH_INV = 1 << 1,
+	SOFTRDMA_CQE_GRH = 1 << 2,
+};
+
+/*
+ * Completion queue entry. status and opcode carry the verbs values, which
+ * are the same numbers in the kernel (IB_WC_*) and in libibverbs (IBV_WC_*).
+ */
+struct softrdma_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;		/* enum ibv_wc_status */
+	__u32 opcode;		/* enum ibv_wc_opcode */
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 imm_data;		/* immediate (big endian) or invalidated rkey */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 flags;		/* enum softrdma_cqe_flags */
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 network_hdr_type;
+	__u8 reserved0;
+	__u8 smac[6];
+	__u16 vlan_id;
+	__aligned_u64 reserved1;
+};
+
+#define SOFTRDMA_CQE_SIZE 64
+#define SOFTRDMA_MAX_CQE 65536
+
+/* Response of the ucontext allocation (driver data after the uverbs one). */
+struct softrdma_alloc_ucontext_resp {
+	__u32 abi_version;
+	__u32 transport;	/* enum softrdma_transport */
+	__u32 ring_hdr_size;
+	__u32 cqe_size;
+};
+
+/* Response of CQ creation: where and how to map the CQ ring. */
+struct softrdma_create_cq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__u32 num_slots;
+	__u32 reserved;
+};
+
+/* The same checks, compiled by both sides. */
+#ifdef __cplusplus
+#define SOFTRDMA_STATIC_ASSERT(e, m) static_assert(e, m)
+#else
+#define SOFTRDMA_STATIC_ASSERT(e, m) _Static_assert(e, m)
+#endif
+#define SOFTRDMA_OFFSET(t, f) __builtin_offsetof(struct t, f)
+
+#define SOFTRDMA_ABI_CHECKS()						\
+	SOFTRDMA_STATIC_ASSERT(sizeof(struct softrdma_ring_hdr) ==	\
+			       SOFTRDMA_RING_HDR_SIZE, "ring hdr size");	\
+	SOFTRDMA_STATIC_ASSERT(SOFTRDMA_OFFSET(softrdma_ring_hdr, consumer) == \
+			       SOFTRDMA_CACHELINE, "consumer offset");	\
+	SOFTRDMA_STATIC_ASSERT(SOFTRDMA_OFFSET(softrdma_ring_hdr, flags) == \
+			       2 * SOFTRDMA_CACHELINE, "flags offset");	\
+	SOFTRDMA_STATIC_ASSERT(sizeof(struct softrdma_cqe) ==		\
+			       SOFTRDMA_CQE_SIZE, "cqe size");		\
+	SOFTRDMA_STATIC_ASSERT(SOFTRDMA_OFFSET(softrdma_cqe, status) == 8, \
+			       "cqe status offset");			\
+	SOFTRDMA_STATIC_ASSERT(SOFTRDMA_OFFSET(softrdma_cqe, pkey_index) == 40, \
+			       "cqe pkey_index offset");		\
+	SOFTRDMA_STATIC_ASSERT(SOFTRDMA_OFFSET(softrdma_cqe, smac) == 48, \
+			       "cqe smac offset");			\
+	SOFTRDMA_STATIC_ASSERT(sizeof(struct softrdma_alloc_ucontext_resp) == 16, \
+			       "ucontext resp size");			\
+	SOFTRDMA_STATIC_ASSERT(sizeof(struct softrdma_create_cq_resp) == 24, \
+			       "create cq resp size")
+
+#endif /* SOFTRDMA_ABI_H */
