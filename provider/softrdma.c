@@ -13,9 +13,8 @@
 #include <infiniband/kern-abi.h>
 
 #include "softrdma-abi.h"
+#include "softrdma-abi-check.h"
 #include "core/softrdma_core.h"
-
-SOFTRDMA_ABI_CHECKS();
 
 /* The uverbs responses followed by ours, as the kernel writes them. */
 struct usr_get_context_resp {

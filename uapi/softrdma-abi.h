@@ -4,7 +4,7 @@
  *
  * Included unchanged by the kernel module (C) and by the rdma-core provider
  * (C and C++). Every structure has a fixed size and layout, checked with
- * static assertions on both sides (see SOFTRDMA_ABI_CHECKS below).
+ * static assertions on both sides (softrdma-abi-check.h).
  *
  * Rings (CQ now; SQ, RQ and SRQ later) are allocated by the kernel and
  * mapped into the process. A ring is one softrdma_ring_hdr followed by
@@ -111,33 +111,5 @@ struct softrdma_create_cq_resp {
 	__u32 num_slots;
 	__u32 reserved;
 };
-
-/* The same checks, compiled by both sides. */
-#ifdef __cplusplus
-#define SOFTRDMA_STATIC_ASSERT(e, m) static_assert(e, m)
-#else
-#define SOFTRDMA_STATIC_ASSERT(e, m) _Static_assert(e, m)
-#endif
-#define SOFTRDMA_OFFSET(t, f) __builtin_offsetof(struct t, f)
-
-#define SOFTRDMA_ABI_CHECKS()						\
-	SOFTRDMA_STATIC_ASSERT(sizeof(struct softrdma_ring_hdr) ==	\
-			       SOFTRDMA_RING_HDR_SIZE, "ring hdr size");	\
-	SOFTRDMA_STATIC_ASSERT(SOFTRDMA_OFFSET(softrdma_ring_hdr, consumer) == \
-			       SOFTRDMA_CACHELINE, "consumer offset");	\
-	SOFTRDMA_STATIC_ASSERT(SOFTRDMA_OFFSET(softrdma_ring_hdr, flags) == \
-			       2 * SOFTRDMA_CACHELINE, "flags offset");	\
-	SOFTRDMA_STATIC_ASSERT(sizeof(struct softrdma_cqe) ==		\
-			       SOFTRDMA_CQE_SIZE, "cqe size");		\
-	SOFTRDMA_STATIC_ASSERT(SOFTRDMA_OFFSET(softrdma_cqe, status) == 8, \
-			       "cqe status offset");			\
-	SOFTRDMA_STATIC_ASSERT(SOFTRDMA_OFFSET(softrdma_cqe, pkey_index) == 40, \
-			       "cqe pkey_index offset");		\
-	SOFTRDMA_STATIC_ASSERT(SOFTRDMA_OFFSET(softrdma_cqe, smac) == 48, \
-			       "cqe smac offset");			\
-	SOFTRDMA_STATIC_ASSERT(sizeof(struct softrdma_alloc_ucontext_resp) == 16, \
-			       "ucontext resp size");			\
-	SOFTRDMA_STATIC_ASSERT(sizeof(struct softrdma_create_cq_resp) == 24, \
-			       "create cq resp size")
 
 #endif /* SOFTRDMA_ABI_H */

@@ -10,6 +10,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "softrdma.h"
+#include "softrdma-abi-check.h"
 
 MODULE_AUTHOR("softrdma developers");
 MODULE_DESCRIPTION("softrdma: software RoCEv2 and iWARP RDMA device");
@@ -21,8 +22,6 @@ static LIST_HEAD(softrdma_devices);
 static DEFINE_MUTEX(softrdma_devices_lock);
 static DECLARE_WAIT_QUEUE_HEAD(softrdma_devices_gone);
 static atomic_t softrdma_num_devices = ATOMIC_INIT(0);
-
-SOFTRDMA_ABI_CHECKS();
 
 const char *const softrdma_transport_names[] = {
 	[SOFTRDMA_TRANSPORT_ROCE] = "softroce",
@@ -151,10 +150,10 @@ static int softrdma_netdev_event(struct notifier_block *nb,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		softrdma_event_on(ndev, netif_running(ndev) &&
-					netif_carrier_ok(ndev) ?
-					IB_EVENT_PORT_ACTIVE :
-					IB_EVENT_PORT_ERR);
+		if (netif_running(ndev) && netif_carrier_ok(ndev))
+			softrdma_event_on(ndev, IB_EVENT_PORT_ACTIVE);
+		else
+			softrdma_event_on(ndev, IB_EVENT_PORT_ERR);
 		break;
 	case NETDEV_CHANGEMTU:
 	case NETDEV_CHANGEADDR:

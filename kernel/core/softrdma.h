@@ -8,7 +8,6 @@
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
-#include <linux/version.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 
@@ -19,7 +18,7 @@
 #define SOFTRDMA_MAX_PD		0x10000
 #define SOFTRDMA_MAX_CQ		0x10000
 #define SOFTRDMA_MAX_MR		0x100000
-#define SOFTRDMA_MAX_MR_SIZE	(1ULL << 40)
+#define SOFTRDMA_MAX_MR_SIZE	BIT_ULL(40)
 #define SOFTRDMA_MAX_SGE	32
 #define SOFTRDMA_MAX_QP_WR	16384
 #define SOFTRDMA_GID_TABLE_LEN	32

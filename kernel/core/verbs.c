@@ -49,7 +49,7 @@ static int softrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#ifdef SOFTRDMA_CREATE_CQ_ATTRS /* set by Kbuild: 6.10 and later */
 static int softrdma_create_cq(struct ib_cq *ibcq,
 			      const struct ib_cq_init_attr *attr,
 			      struct uverbs_attr_bundle *attrs)
@@ -160,6 +160,7 @@ static int softrdma_poll_cq(struct ib_cq *ibcq, int num_entries,
 	int n = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
+	/* Pairs with the producer's release: CQEs before the index. */
 	prod = smp_load_acquire(&ring->hdr->producer);
 	cons = ring->hdr->consumer;
 	while (n < num_entries && cons != prod) {
@@ -169,6 +170,7 @@ static int softrdma_poll_cq(struct ib_cq *ibcq, int num_entries,
 		cons++;
 		n++;
 	}
+	/* Our reads of the slots are done before the producer reuses them. */
 	smp_store_release(&ring->hdr->consumer, cons);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
@@ -185,9 +187,17 @@ static int softrdma_req_notify_cq(struct ib_cq *ibcq,
 	spin_lock_irqsave(&cq->lock, irqflags);
 	if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = flags & IB_CQ_SOLICITED_MASK;
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
-	    smp_load_acquire(&hdr->producer) != READ_ONCE(hdr->consumer))
-		ret = 1;
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS) {
+		/*
+		 * Acquire pairs with the producer's release of new CQEs. A
+		 * consumer index from userspace that makes no sense counts
+		 * as "completions pending": the caller polls and sees why.
+		 */
+		u32 prod = smp_load_acquire(&hdr->producer);
+
+		ret = softrdma_ring_used(prod, READ_ONCE(hdr->consumer),
+					 cq->ring.num_slots) != 0;
+	}
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
 }

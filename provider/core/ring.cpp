@@ -5,9 +5,9 @@
 #include <cerrno>
 #include <cstring>
 
-namespace softrdma {
+#include "softrdma-abi-check.h"
 
-SOFTRDMA_ABI_CHECKS();
+namespace softrdma {
 
 std::optional<RingView> RingView::make(std::span<std::byte> mem,
 				       std::uint32_t num_slots,
@@ -62,7 +62,7 @@ int CqRing::poll(std::span<ibv_wc> out) noexcept
 		return -EIO;
 	std::size_t n = 0;
 	for (; n < out.size() && cons != prod; ++n, ++cons) {
-		softrdma_cqe cqe;
+		softrdma_cqe cqe{};
 		std::memcpy(&cqe, ring_.slot(cons).data(), sizeof(cqe));
 		cqe_to_wc(cqe, out[n]);
 	}

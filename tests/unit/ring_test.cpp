@@ -104,7 +104,7 @@ TEST(CqRing, IndicesWrapAt32Bits)
 	std::array<ibv_wc, 8> wc{};
 	ASSERT_EQ(cq.poll(wc), 4);
 	for (std::size_t i = 0; i < 4; ++i)
-		EXPECT_EQ(wc[i].wr_id, 10 + i);
+		EXPECT_EQ(wc.at(i).wr_id, 10 + i);
 	EXPECT_EQ(r.hdr().consumer, 2U);
 }
 

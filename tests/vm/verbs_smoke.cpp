@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // verbs_smoke DEVICE roce|iwarp [EXPECTED_GID]
+// verbs_smoke DEVICE hold     (keep the device open until killed)
 //
 // Opens a softrdma device through libibverbs and checks what issue [1]
 // promises: device and port attributes, PD, MR, CQ with its mapped ring
@@ -10,6 +11,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -65,6 +67,11 @@ int main(int argc, char **argv)
 	check(ctx != nullptr, "open " + std::string(name));
 	if (!ctx)
 		return 1;
+	if (std::string_view(argv[2]) == "hold") {
+		std::fflush(stdout);
+		for (;;)
+			pause();
+	}
 
 	ibv_device_attr dattr{};
 	check(ibv_query_device(ctx, &dattr) == 0, "query_device");

@@ -56,7 +56,7 @@ qargs=(
 	-accel tcg,thread=multi -cpu max -smp "${LAB_SMP:-2}" -m "$mem"
 	-display none -monitor none -serial stdio -no-reboot
 	-kernel "$kimg" -initrd "$initrd"
-	-append "console=ttyS0 loglevel=4 panic=-1 oops=panic quiet"
+	-append "console=ttyS0 loglevel=2 panic=-1 oops=panic"
 	-virtfs "$(v9p "$LAB_ROOT" root readonly=on)"
 	-virtfs "$(v9p "$LAB_REPO" repo readonly=on)"
 	-virtfs "$(v9p "$out" out)"

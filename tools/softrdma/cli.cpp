@@ -88,10 +88,10 @@ std::string format_devices(const std::vector<DeviceInfo> &devices, bool json)
 		os << '[';
 		for (std::size_t i = 0; i < devices.size(); ++i) {
 			const auto &d = devices[i];
-			os << (i ? "," : "") << "{\"name\":\"" << json_escape(d.name)
-			   << "\",\"transport\":\"" << json_escape(d.transport)
-			   << "\",\"netdev\":\"" << json_escape(d.netdev)
-			   << "\",\"abi_version\":" << d.abi_version << '}';
+			os << (i ? "," : "") << R"({"name":")" << json_escape(d.name)
+			   << R"(","transport":")" << json_escape(d.transport)
+			   << R"(","netdev":")" << json_escape(d.netdev)
+			   << R"(","abi_version":)" << d.abi_version << '}';
 		}
 		os << "]\n";
 		return os.str();

@@ -1,0 +1,284 @@
+#!/bin/bash
+# Guest integration tests (run inside a lab guest by tools/lab test).
+#   run.sh [--debug] [--out FILE] [TEST...]
+# Prints "PASS name" / "FAIL name" per test (and to FILE); exits 0 only if
+# all passed. --debug runs KUnit and the short subset meant for the debug
+# kernel.
+set -u
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+SMOKE=$REPO/build/user/verbs_smoke
+out=/dev/null
+debug=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--debug) debug=1; shift ;;
+	--out) out=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+: >"$out"
+failed=0
+
+log() { printf '%s\n' "$*" | tee -a "$out"; }
+
+# reset: no softrdma device, module unloaded.
+reset() {
+	local d
+	for d in $(rdma link show 2>/dev/null | awk '{print $2}' | cut -d/ -f1); do
+		rdma link delete "$d" 2>/dev/null
+	done
+	modprobe -r softrdma 2>/dev/null
+	return 0
+}
+
+# t NAME: run test_NAME in a subshell with tracing to a log; report.
+t() {
+	local name=$1 tlog
+	tlog=$(mktemp)
+	if (set -e; "test_$name") >"$tlog" 2>&1; then
+		log "PASS $name"
+	else
+		log "FAIL $name"
+		sed 's/^/    /' "$tlog" | tail -n 40
+		failed=$((failed + 1))
+	fi
+	rm -f "$tlog"
+	reset
+}
+
+# expect_fail MSG CMD...: CMD must fail and print MSG.
+expect_fail() {
+	local msg=$1 o
+	shift
+	if o=$("$@" 2>&1); then
+		echo "expected failure, got success: $*"
+		return 1
+	fi
+	echo "$o" | grep -q -- "$msg" || {
+		echo "'$*' failed without '$msg': $o"
+		return 1
+	}
+}
+
+# has_gid DEV GID: the port's GID table holds GID.
+has_gid() {
+	ibv_devinfo -v -d "$1" | grep -q "GID\[ *[0-9]*\]:[[:space:]]*$2\b"
+}
+
+# wait_for SECONDS CMD...: poll until CMD succeeds.
+wait_for() {
+	local n=$(($1 * 10))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+test_devinfo_roce() {
+	rdma link add sr0 type softroce netdev veth0
+	ibv_devices | grep -q '^ *sr0 '
+	local o
+	o=$(ibv_devinfo -v -d sr0)
+	echo "$o"
+	echo "$o" | grep -q 'transport:[[:space:]]*InfiniBand'
+	echo "$o" | grep -q 'state:[[:space:]]*PORT_ACTIVE'
+	echo "$o" | grep -q 'link_layer:[[:space:]]*Ethernet'
+	echo "$o" | grep -q 'active_mtu:[[:space:]]*1024'
+	echo "$o" | grep -Eq 'GID\[ *[0-9]+\]:[[:space:]]*::ffff:10\.0\.0\.1, RoCE v2'
+	echo "$o" | grep -Eq 'GID\[ *[0-9]+\]:[[:space:]]*fd00::1, RoCE v2'
+}
+
+test_devinfo_iwarp() {
+	rdma link add si0 type softiwarp netdev veth0
+	local o
+	o=$(ibv_devinfo -v -d si0)
+	echo "$o"
+	echo "$o" | grep -q 'transport:[[:space:]]*iWARP'
+	echo "$o" | grep -q 'state:[[:space:]]*PORT_ACTIVE'
+	echo "$o" | grep -q 'link_layer:[[:space:]]*Ethernet'
+	mac=$(cat /sys/class/net/veth0/address)
+	softrdma list | grep -q "^si0	softiwarp	veth0$"
+	[ "$(cat /sys/class/infiniband/si0/parent)" = veth0 ]
+	[ -n "$mac" ]
+}
+
+test_smoke_roce() {
+	rdma link add sr0 type softroce netdev veth0
+	"$SMOKE" sr0 roce ::ffff:10.0.0.1
+	"$SMOKE" sr0 roce fd00::1
+}
+
+test_smoke_iwarp() {
+	rdma link add si0 type softiwarp netdev veth0
+	"$SMOKE" si0 iwarp
+}
+
+test_any_name() {
+	rdma link add my_rdma_dev type softroce netdev veth0
+	rdma link add rdmadev2 type softiwarp netdev veth0
+	"$SMOKE" my_rdma_dev roce
+	"$SMOKE" rdmadev2 iwarp
+}
+
+test_rxe_keeps_its_provider() {
+	modprobe rdma_rxe
+	rdma link add rxe0 type rxe netdev veth0
+	rdma link add sr0 type softroce netdev veth0
+	ibv_devinfo -d rxe0 | grep -q 'fw_ver:[[:space:]]*0\.0\.0'
+	ibv_devinfo -d sr0 | grep -q 'fw_ver:[[:space:]]*0\.1\.0'
+	"$SMOKE" sr0 roce ::ffff:10.0.0.1
+	! softrdma list | grep -q rxe0
+	rdma link delete rxe0
+	modprobe -r rdma_rxe
+}
+
+test_provider_from_build_tree() {
+	rdma link add sr0 type softroce netdev veth0
+	mv /etc/libibverbs.d/softrdma.driver /tmp/softrdma.driver.off
+	trap 'mv /tmp/softrdma.driver.off /etc/libibverbs.d/softrdma.driver' EXIT
+	! "$SMOKE" sr0 roce
+	RDMAV_DRIVERS=$REPO/build/user/libsoftrdma "$SMOKE" sr0 roce ::ffff:10.0.0.1
+}
+
+test_gids_follow_addresses() {
+	rdma link add sr0 type softroce netdev veth0
+	ip addr add 10.0.0.77/24 dev veth0
+	ip addr add fd00::77/64 dev veth0 nodad
+	wait_for 5 has_gid sr0 ::ffff:10.0.0.77
+	wait_for 5 has_gid sr0 fd00::77
+	ip addr del 10.0.0.77/24 dev veth0
+	ip addr del fd00::77/64 dev veth0
+	wait_for 5 sh -c '! ibv_devinfo -v -d sr0 | grep -q "10\.0\.0\.77\|fd00::77"'
+	has_gid sr0 ::ffff:10.0.0.1
+}
+
+test_port_follows_link() {
+	rdma link add sr0 type softroce netdev veth0
+	rdma link add si0 type softiwarp netdev veth0
+	ip link set veth0 down
+	wait_for 5 sh -c 'ibv_devinfo -d sr0 | grep -q PORT_DOWN'
+	ibv_devinfo -d si0 | grep -q PORT_DOWN
+	ip link set veth0 up
+	wait_for 5 sh -c 'ibv_devinfo -d sr0 | grep -q PORT_ACTIVE'
+	wait_for 5 sh -c 'ibv_devinfo -d si0 | grep -q PORT_ACTIVE'
+}
+
+test_mtu_follows_netdev() {
+	rdma link add sr0 type softroce netdev veth0
+	ip link set veth0 mtu 9000
+	ibv_devinfo -d sr0 | grep -q 'active_mtu:[[:space:]]*4096'
+	ip link set veth0 mtu 1200
+	ibv_devinfo -d sr0 | grep -q 'active_mtu:[[:space:]]*1024'
+	ip link set veth0 mtu 1000
+	ibv_devinfo -d sr0 | grep -q 'active_mtu:[[:space:]]*512'
+	ip link set veth0 mtu 1500
+}
+
+test_netns_device() {
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	ip netns exec b ibv_devinfo -v -d sr1 | grep -q '::ffff:10\.0\.0\.2'
+	ip netns exec b "$SMOKE" sr1 roce ::ffff:10.0.0.2
+}
+
+test_bad_input() {
+	rdma link add sr0 type softroce netdev veth0
+	expect_fail 'No such device' rdma link add sr9 type softroce netdev nosuch0
+	expect_fail 'File exists' rdma link add sr0 type softiwarp netdev veth0
+	expect_fail 'File exists' rdma link add sr1 type softroce netdev veth0
+	modprobe tun
+	ip tuntap add mode tun tun0
+	expect_fail 'Invalid argument' rdma link add sr2 type softroce netdev tun0
+	dmesg | grep -q 'tun0 carries no Ethernet frames'
+	expect_fail 'Invalid argument' rdma link add sr3 type softiwarp netdev lo
+	ip tuntap del mode tun tun0
+	# Nothing was left behind: only sr0 exists.
+	[ "$(rdma link show | awk '{print $2}')" = "sr0/1" ]
+	[ "$(ls /sys/class/infiniband)" = sr0 ]
+	# And sr0 still works.
+	"$SMOKE" sr0 roce ::ffff:10.0.0.1
+}
+
+test_netdev_unregister() {
+	ip link add vx0 type veth peer name vx1
+	ip link set vx0 up
+	rdma link add srx type softroce netdev vx0
+	rdma link add six type softiwarp netdev vx1
+	ip link del vx0
+	wait_for 10 sh -c '! rdma link show | grep -q "srx\|six"'
+	[ ! -e /sys/class/infiniband/srx ]
+}
+
+test_add_delete_rmmod_cycles() {
+	local i
+	for i in 1 2 3; do
+		rdma link add sr0 type softroce netdev veth0
+		rdma link add si0 type softiwarp netdev veth0
+		ip netns exec b rdma link add sr1 type softroce netdev veth1
+		rdma link delete sr0
+		rdma link add sr0 type softroce netdev veth0
+		"$SMOKE" si0 iwarp >/dev/null
+		# rmmod with devices present removes them.
+		rmmod softrdma
+		[ -z "$(ls /sys/class/infiniband)" ]
+		! lsmod | grep -q '^softrdma '
+	done
+}
+
+test_rmmod_refused_while_open() {
+	rdma link add sr0 type softroce netdev veth0
+	"$SMOKE" sr0 hold >/tmp/hold.out &
+	local pid=$!
+	wait_for 10 grep -q '^ok 1 - open sr0' /tmp/hold.out
+	if rmmod softrdma 2>/dev/null; then
+		kill $pid
+		echo "rmmod succeeded while the device was open"
+		return 1
+	fi
+	kill $pid
+	wait $pid 2>/dev/null || true
+	sleep 1
+	rmmod softrdma
+}
+
+kunit() {
+	modprobe kunit || { log "FAIL kunit.load"; failed=$((failed + 1)); return; }
+	if ! modprobe softrdma_kunit; then
+		log "FAIL kunit.load"
+		failed=$((failed + 1))
+		return
+	fi
+	local f=/sys/kernel/debug/kunit/softrdma_util/results line
+	[ -r $f ] || { log "FAIL kunit.results"; failed=$((failed + 1)); return; }
+	cat $f
+	# Case lines are indented one level: "    ok 1 name" / "    not ok 2 name".
+	while read -r line; do
+		case "$line" in
+		"ok "*) log "PASS kunit.softrdma_util.${line##* }" ;;
+		"not ok "*) log "FAIL kunit.softrdma_util.${line##* }"; failed=$((failed + 1)) ;;
+		esac
+	done < <(grep -E '^    (not )?ok ' $f)
+	modprobe -r softrdma_kunit
+}
+
+ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp any_name \
+rxe_keeps_its_provider provider_from_build_tree gids_follow_addresses \
+port_follows_link mtu_follows_netdev netns_device bad_input \
+netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
+DEBUG_SUBSET="smoke_roce smoke_iwarp bad_input netdev_unregister \
+add_delete_rmmod_cycles"
+
+reset
+if [ $# -gt 0 ]; then
+	tests="$*"
+elif [ $debug = 1 ]; then
+	kunit
+	tests=$DEBUG_SUBSET
+else
+	tests=$ALL
+fi
+for name in $tests; do
+	t "$name"
+done
+exit $((failed > 0))

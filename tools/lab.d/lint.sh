@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Style gates: checkpatch.pl --strict on the kernel side, clang-tidy on the
+# C++ side. Prints findings; exits non-zero on any.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$LAB_REPO"
+
+rc=0
+cp=$LAB_ROOT$ROOT_OPT/linux-src/scripts/checkpatch.pl
+[ -f "$cp" ] || die "no checkpatch.pl: run tools/lab setup"
+mapfile -t kfiles < <(git ls-files 'kernel/*.[ch]' 'uapi/*.h' 'tests/kunit/*.[ch]')
+if ! perl "$cp" --strict --no-tree --terse --quiet -f "${kfiles[@]}"; then
+	rc=1
+fi
+
+mapfile -t cxx < <(git ls-files 'provider/*.cpp' 'tools/softrdma/*.cpp' 'tests/unit/*.cpp')
+if ! clang-tidy --quiet -p "$LAB_BUILD/host" "${cxx[@]}" 2>/dev/null | grep -E 'warning:|error:'; then
+	:
+else
+	rc=1
+fi
+exit $rc

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * Layout checks of the softrdma ABI, compiled by the kernel module and by
+ * the provider (C and C++): a change on one side that the other has not
+ * seen fails the build.
+ */
+#ifndef SOFTRDMA_ABI_CHECK_H
+#define SOFTRDMA_ABI_CHECK_H
+
+#if defined(__KERNEL__)
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#elif defined(__cplusplus)
+#include <cstddef>
+#else
+#include <assert.h>
+#include <stddef.h>
+#endif
+
+#include "softrdma-abi.h"
+
+static_assert(sizeof(struct softrdma_ring_hdr) == SOFTRDMA_RING_HDR_SIZE,
+	      "ring header size");
+static_assert(offsetof(struct softrdma_ring_hdr, consumer) ==
+	      SOFTRDMA_CACHELINE, "consumer on its own cache line");
+static_assert(offsetof(struct softrdma_ring_hdr, flags) ==
+	      2 * SOFTRDMA_CACHELINE, "flags on their own cache line");
+static_assert(sizeof(struct softrdma_cqe) == SOFTRDMA_CQE_SIZE, "CQE size");
+static_assert(offsetof(struct softrdma_cqe, status) == 8, "CQE status");
+static_assert(offsetof(struct softrdma_cqe, flags) == 36, "CQE flags");
+static_assert(offsetof(struct softrdma_cqe, pkey_index) == 40,
+	      "CQE pkey_index");
+static_assert(offsetof(struct softrdma_cqe, smac) == 48, "CQE smac");
+static_assert(sizeof(struct softrdma_alloc_ucontext_resp) == 16,
+	      "ucontext response size");
+static_assert(sizeof(struct softrdma_create_cq_resp) == 24,
+	      "create_cq response size");
+
+#endif /* SOFTRDMA_ABI_CHECK_H */
