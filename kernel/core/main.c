@@ -32,13 +32,24 @@ const char *const softrdma_transport_names[] = {
  * softrdma_devlist_add - claim @ndev for a new device of @transport
  *
  * Fails with -EEXIST if a device of that transport already sits on @ndev or
- * a device named @name exists (ours or any other driver's).
+ * a device named @name exists (ours or any other driver's). The name is
+ * looked up before our lock is taken: the RDMA core's device lock must not
+ * nest inside it (our netdev notifier takes it under RTNL). A name taken in
+ * between is still refused, by ib_register_device().
  */
 int softrdma_devlist_add(struct softrdma_dev *sdev, const char *name)
 {
 	struct softrdma_dev *d;
 	struct ib_device *other;
 	int ret = 0;
+
+	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		pr_warn("softrdma: an RDMA device named %s exists already\n",
+			name);
+		return -EEXIST;
+	}
 
 	mutex_lock(&softrdma_devices_lock);
 	list_for_each_entry(d, &softrdma_devices, list) {
@@ -51,14 +62,6 @@ int softrdma_devlist_add(struct softrdma_dev *sdev, const char *name)
 			ret = -EEXIST;
 			goto out;
 		}
-	}
-	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
-	if (other) {
-		ib_device_put(other);
-		pr_warn("softrdma: an RDMA device named %s exists already\n",
-			name);
-		ret = -EEXIST;
-		goto out;
 	}
 	list_add_tail(&sdev->list, &softrdma_devices);
 	atomic_inc(&softrdma_num_devices);

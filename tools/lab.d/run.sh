@@ -53,7 +53,7 @@ trap 'rm -rf "$out"' EXIT
 
 v9p() { echo "local,path=$1,mount_tag=$2,security_model=none,multidevs=remap${3:+,$3}"; }
 qargs=(
-	-accel tcg,thread=multi -cpu max -smp "${LAB_SMP:-2}" -m "$mem"
+	-accel tcg,thread=multi -cpu max,la57=off -smp "${LAB_SMP:-2}" -m "$mem"
 	-display none -monitor none -serial stdio -no-reboot
 	-kernel "$kimg" -initrd "$initrd"
 	-append "console=ttyS0 loglevel=2 panic=-1 oops=panic"
