@@ -84,6 +84,7 @@ static struct kunit_suite softrdma_util_suite = {
 	.name = "softrdma_util",
 	.test_cases = softrdma_util_cases,
 };
+
 kunit_test_suite(softrdma_util_suite);
 
 MODULE_DESCRIPTION("KUnit tests for softrdma");
