@@ -17,7 +17,9 @@ ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
+# /tmp stays on the (tmpfs-backed) overlay root: the repository or a share
+# may live under /tmp, mounted there already.
+chmod 1777 /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 stty -F /dev/console -onlcr 2>/dev/null
 hostname softrdma-lab
