@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/driver.h>
 #include <infiniband/kern-abi.h>
@@ -42,6 +43,24 @@ struct sr_device {
 struct sr_context {
 	struct verbs_context vctx;
 	uint32_t transport;
+};
+
+struct usr_create_qp_resp {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct softrdma_create_qp_resp drv;
+};
+static_assert(sizeof(struct usr_create_qp_resp) ==
+	      sizeof(struct ib_uverbs_create_qp_resp) +
+	      sizeof(struct softrdma_create_qp_resp),
+	      "no padding in the create_qp response");
+
+struct sr_qp {
+	struct verbs_qp vqp;
+	struct softrdma_qp_rings *rings;
+	/* The state as our modify_qp calls left it (the kernel may go to
+	 * ERR on its own; the doorbell then tells it about new work).
+	 */
+	_Atomic int state;
 };
 
 struct sr_cq {
@@ -202,6 +221,152 @@ static int sr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
 }
 
+static struct sr_qp *to_sr_qp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct sr_qp, vqp.qp);
+}
+
+static struct ibv_qp *sr_create_qp(struct ibv_pd *pd,
+				   struct ibv_qp_init_attr *attr)
+{
+	struct usr_create_qp_resp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct sr_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	qp->rings = softrdma_qp_rings_open(pd->context->cmd_fd, &resp.drv);
+	if (!qp->rings) {
+		ret = errno;
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	qp->state = IBV_QPS_RESET;
+	return &qp->vqp.qp;
+}
+
+static int sr_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct sr_qp *qp = to_sr_qp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+	softrdma_qp_rings_close(qp->rings);
+	free(qp);
+	return 0;
+}
+
+static int sr_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!ret && (attr_mask & IBV_QP_STATE))
+		to_sr_qp(ibqp)->state = attr->qp_state;
+	return ret;
+}
+
+static int sr_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		       int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+/*
+ * The doorbell: a POST_SEND or POST_RECV command without work requests
+ * tells the kernel that the rings hold new entries.
+ */
+static int sr_kick(struct ibv_qp *ibqp, bool send)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct ibv_post_send scmd = {};
+	struct ibv_post_recv rcmd = {};
+	void *cmd;
+	size_t len;
+
+	if (send) {
+		scmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+		scmd.hdr.in_words = sizeof(scmd) / 4;
+		scmd.hdr.out_words = sizeof(resp) / 4;
+		scmd.response = (uintptr_t)&resp;
+		scmd.qp_handle = ibqp->handle;
+		scmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+		cmd = &scmd;
+		len = sizeof(scmd);
+	} else {
+		rcmd.hdr.command = IB_USER_VERBS_CMD_POST_RECV;
+		rcmd.hdr.in_words = sizeof(rcmd) / 4;
+		rcmd.hdr.out_words = sizeof(resp) / 4;
+		rcmd.response = (uintptr_t)&resp;
+		rcmd.qp_handle = ibqp->handle;
+		rcmd.wqe_size = sizeof(struct ib_uverbs_recv_wr);
+		cmd = &rcmd;
+		len = sizeof(rcmd);
+	}
+	if (write(ibqp->context->cmd_fd, cmd, len) != (ssize_t)len)
+		return errno;
+	return 0;
+}
+
+static int sr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr)
+{
+	struct sr_qp *qp = to_sr_qp(ibqp);
+	int state = qp->state;
+	int ret, kret;
+
+	/* Sends may be posted in RTS, SQD, SQE and ERR only. */
+	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT ||
+	    state == IBV_QPS_RTR) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	ret = softrdma_qp_post_send(qp->rings, wr, bad_wr);
+	if (ret && *bad_wr == wr)
+		return ret;
+	kret = sr_kick(ibqp, true);
+	return ret ? ret : kret;
+}
+
+static int sr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	struct sr_qp *qp = to_sr_qp(ibqp);
+	int ret, kret = 0;
+
+	if (qp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	ret = softrdma_qp_post_recv(qp->rings, wr, bad_wr);
+	if (ret && *bad_wr == wr)
+		return ret;
+	/* Receives wait for packets; only a QP in error needs telling. */
+	if (qp->state == IBV_QPS_ERR)
+		kret = sr_kick(ibqp, false);
+	return ret ? ret : kret;
+}
+
 static void sr_free_context(struct ibv_context *ibctx)
 {
 	struct sr_context *ctx = container_of(ibctx, struct sr_context,
@@ -222,6 +387,12 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.destroy_cq = sr_destroy_cq,
 	.poll_cq = sr_poll_cq,
 	.req_notify_cq = sr_req_notify_cq,
+	.create_qp = sr_create_qp,
+	.destroy_qp = sr_destroy_qp,
+	.modify_qp = sr_modify_qp,
+	.query_qp = sr_query_qp,
+	.post_send = sr_post_send,
+	.post_recv = sr_post_recv,
 	.free_context = sr_free_context,
 };
 

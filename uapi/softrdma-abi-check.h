@@ -35,5 +35,14 @@ static_assert(sizeof(struct softrdma_alloc_ucontext_resp) == 16,
 	      "ucontext response size");
 static_assert(sizeof(struct softrdma_create_cq_resp) == 24,
 	      "create_cq response size");
+static_assert(sizeof(struct softrdma_sge) == 16, "SGE size");
+static_assert(sizeof(struct softrdma_send_wqe) == SOFTRDMA_SEND_WQE_HDR_SIZE,
+	      "send WQE header size");
+static_assert(offsetof(struct softrdma_send_wqe, remote_addr) == 32,
+	      "send WQE remote_addr");
+static_assert(sizeof(struct softrdma_recv_wqe) == SOFTRDMA_RECV_WQE_HDR_SIZE,
+	      "recv WQE header size");
+static_assert(sizeof(struct softrdma_create_qp_resp) == 56,
+	      "create_qp response size");
 
 #endif /* SOFTRDMA_ABI_CHECK_H */

@@ -112,4 +112,63 @@ struct softrdma_create_cq_resp {
 	__u32 reserved;
 };
 
+/* A scatter/gather element, as the verbs define it. */
+struct softrdma_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* Flags of a send work request. */
+enum softrdma_wqe_flags {
+	SOFTRDMA_WQE_SIGNALED = 1 << 0,
+	SOFTRDMA_WQE_SOLICITED = 1 << 1,
+	SOFTRDMA_WQE_INLINE = 1 << 2,
+	SOFTRDMA_WQE_FENCE = 1 << 3,
+};
+
+/*
+ * Send queue entry: this header, then num_sge softrdma_sge or, with
+ * SOFTRDMA_WQE_INLINE, inline_len bytes of data. opcode is the verbs
+ * (IBV_WR_*) value.
+ */
+struct softrdma_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;		/* enum ibv_wr_opcode */
+	__u32 flags;		/* enum softrdma_wqe_flags */
+	__u32 num_sge;
+	__u32 inline_len;
+	__u32 imm_data;		/* immediate (big endian) or rkey to invalidate */
+	__u32 rkey;
+	__aligned_u64 remote_addr;
+	__aligned_u64 compare_add;
+	__aligned_u64 swap;
+	__u32 reserved[2];
+};
+
+#define SOFTRDMA_SEND_WQE_HDR_SIZE 64
+
+/* Receive queue entry: this header, then num_sge softrdma_sge. */
+struct softrdma_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+};
+
+#define SOFTRDMA_RECV_WQE_HDR_SIZE 16
+
+/* Response of QP creation: the QP number and where its rings are. */
+struct softrdma_create_qp_resp {
+	__aligned_u64 sq_mmap_offset;
+	__aligned_u64 sq_mmap_size;
+	__aligned_u64 rq_mmap_offset;
+	__aligned_u64 rq_mmap_size;
+	__u32 qpn;
+	__u32 sq_slots;
+	__u32 sq_slot_size;
+	__u32 rq_slots;
+	__u32 rq_slot_size;
+	__u32 max_inline;
+};
+
 #endif /* SOFTRDMA_ABI_H */

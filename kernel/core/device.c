@@ -65,9 +65,10 @@ static int softrdma_query_device(struct ib_device *ibdev,
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_mr_size = SOFTRDMA_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
-	/* Queue pairs come with the transports; none can be created yet. */
-	attr->max_qp = 0;
-	attr->max_qp_wr = 0;
+	attr->max_qp = SOFTRDMA_MAX_QP;
+	attr->max_qp_wr = SOFTRDMA_MAX_QP_WR;
+	attr->max_qp_rd_atom = SOFTRDMA_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SOFTRDMA_MAX_RD_ATOMIC;
 	attr->max_send_sge = SOFTRDMA_MAX_SGE;
 	attr->max_recv_sge = SOFTRDMA_MAX_SGE;
 	attr->max_sge_rd = SOFTRDMA_MAX_SGE;
@@ -144,7 +145,11 @@ static void softrdma_dealloc_driver(struct ib_device *ibdev)
 
 	WARN_ON(!xa_empty(&sdev->mrs));
 	xa_destroy(&sdev->mrs);
+	WARN_ON(!xa_empty(&sdev->qps));
+	xa_destroy(&sdev->qps);
 	softrdma_devlist_del(sdev);
+	if (sdev->roce_net)
+		softrdma_roce_sock_put(sdev->roce_net);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 }
 
@@ -197,10 +202,13 @@ int softrdma_register(const char *name, struct net_device *ndev,
 	sdev->netdev = ndev;
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&sdev->list);
 
 	/* Arming a CQ is a system call; polling it is not. */
-	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
 	ibdev->local_dma_lkey = 0;
@@ -226,6 +234,13 @@ int softrdma_register(const char *name, struct net_device *ndev,
 	ret = softrdma_devlist_add(sdev, name);
 	if (ret)
 		goto err;
+
+	if (transport == SOFTRDMA_TRANSPORT_ROCE) {
+		ret = softrdma_roce_sock_get(dev_net(ndev));
+		if (ret)
+			goto err;
+		sdev->roce_net = dev_net(ndev);
+	}
 
 	ret = ib_register_device(ibdev, name, NULL);
 	if (ret) {

@@ -63,7 +63,7 @@ int softrdma_devlist_add(struct softrdma_dev *sdev, const char *name)
 			goto out;
 		}
 	}
-	list_add_tail(&sdev->list, &softrdma_devices);
+	list_add_tail_rcu(&sdev->list, &softrdma_devices);
 	atomic_inc(&softrdma_num_devices);
 out:
 	mutex_unlock(&softrdma_devices_lock);
@@ -77,10 +77,26 @@ void softrdma_devlist_del(struct softrdma_dev *sdev)
 
 	mutex_lock(&softrdma_devices_lock);
 	listed = !list_empty(&sdev->list);
-	list_del_init(&sdev->list);
+	if (listed)
+		list_del_rcu(&sdev->list);
 	mutex_unlock(&softrdma_devices_lock);
+	/* Packets being received may still look at the device. */
+	synchronize_rcu();
+	INIT_LIST_HEAD(&sdev->list);
 	if (listed && atomic_dec_and_test(&softrdma_num_devices))
 		wake_up_all(&softrdma_devices_gone);
+}
+
+/* The softroce device on @ndev, under rcu_read_lock(). */
+struct softrdma_dev *softrdma_roce_dev_by_netdev(struct net_device *ndev)
+{
+	struct softrdma_dev *d;
+
+	list_for_each_entry_rcu(d, &softrdma_devices, list)
+		if (d->netdev == ndev &&
+		    d->transport == SOFTRDMA_TRANSPORT_ROCE)
+			return d;
+	return NULL;
 }
 
 static int softrdma_newlink(const char *name, struct net_device *ndev,
@@ -176,9 +192,13 @@ static int __init softrdma_init(void)
 {
 	int ret;
 
+	ret = softrdma_roce_init();
+	if (ret)
+		return ret;
 	ret = register_netdevice_notifier(&softrdma_netdev_nb);
 	if (ret) {
 		pr_err("softrdma: cannot register netdev notifier: %d\n", ret);
+		softrdma_roce_exit();
 		return ret;
 	}
 	rdma_link_register(&softrdma_link_roce);
@@ -196,6 +216,7 @@ static void __exit softrdma_exit(void)
 	softrdma_unregister_on(NULL);
 	wait_event(softrdma_devices_gone,
 		   !atomic_read(&softrdma_num_devices));
+	softrdma_roce_exit();
 }
 
 module_init(softrdma_init);

@@ -10,6 +10,9 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
+#include <linux/refcount.h>
+#include <linux/completion.h>
+#include <linux/timer.h>
 
 #include "softrdma-abi.h"
 #include "util.h"
@@ -22,6 +25,10 @@
 #define SOFTRDMA_MAX_SGE	32
 #define SOFTRDMA_MAX_QP_WR	16384
 #define SOFTRDMA_GID_TABLE_LEN	32
+#define SOFTRDMA_MAX_QP		0x10000
+#define SOFTRDMA_MAX_INLINE	512
+#define SOFTRDMA_MAX_RD_ATOMIC	16
+#define SOFTRDMA_PSN_MASK	0xffffff
 
 /* One softrdma device: an ib_device bound to one netdev, one port. */
 struct softrdma_dev {
@@ -29,11 +36,15 @@ struct softrdma_dev {
 	struct net_device *netdev;	/* reference held while we exist */
 	netdevice_tracker netdev_tracker;
 	enum softrdma_transport transport;
-	struct list_head list;		/* in softrdma_devices */
+	struct list_head list;		/* in softrdma_devices (RCU) */
 	bool unregistering;
+	struct net *roce_net;		/* whose UDP socket we hold */
 
 	struct xarray mrs;		/* key index -> softrdma_mr */
 	u32 next_mr_index;
+	struct xarray qps;		/* QP number -> softrdma_qp */
+	u32 next_qpn;
+	atomic_t num_qps;
 	atomic_t num_pds;
 	atomic_t num_cqs;
 	atomic_t num_mrs;
@@ -65,9 +76,99 @@ struct softrdma_cq {
 	bool user;
 };
 
+/* The attributes modify_qp sets, as the transports will read them. */
+struct softrdma_qp_attrs {
+	enum ib_mtu path_mtu;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 traffic_class;
+	u32 flow_label;
+	u32 dest_qp_num;
+	u32 sq_psn;
+	u32 rq_psn;
+	u32 qkey;
+	int access;
+	union ib_gid dgid;
+	u8 dmac[ETH_ALEN];
+};
+
+/* Where a connected QP's packets go (RoCEv2 over IPv4). */
+struct softrdma_qp_net {
+	__be32 saddr4;
+	__be32 daddr4;
+	u16 sport;
+};
+
+/* The kernel's copy of a send WQE it has taken off the ring. */
+struct softrdma_swqe {
+	struct softrdma_send_wqe wqe;
+	u32 len;
+	u32 npkts;
+	u32 first_psn;
+	u32 last_psn;
+};
+
+struct softrdma_qp {
+	struct ib_qp ibqp;
+	struct softrdma_dev *sdev;
+	struct mutex state_lock;	/* modify_qp against modify_qp */
+	spinlock_t lock;		/* state and transport state */
+	refcount_t refs;		/* packets being handled */
+	struct completion released;
+	enum ib_qp_state state;
+	struct softrdma_qp_net net;
+	struct softrdma_swqe *swqe;	/* one per SQ slot */
+	struct softrdma_sge *ssge;	/* sq_max_sge per SQ slot */
+	u8 *sinline;			/* max_inline bytes per SQ slot */
+	struct {
+		u32 psn;		/* next PSN to use */
+		u32 send_idx;		/* next WQE to send */
+		u32 comp_idx;		/* oldest WQE not completed */
+		u32 read_off;		/* bytes of the oldest READ arrived */
+		u8 retries;
+		u8 rnr_retries;
+		struct timer_list timer;
+	} req;
+	struct {
+		u32 epsn;		/* PSN expected next */
+		u32 msn;
+		bool nak_sent;
+		bool in_recv;		/* rwqe holds a SEND in progress */
+		bool in_write;		/* a WRITE in progress */
+		u32 roff;
+		struct softrdma_recv_wqe rwqe;
+		struct softrdma_sge rsge[SOFTRDMA_MAX_SGE];
+		u64 wva;
+		u32 wrkey;
+		u32 wlen;
+		u32 woff;
+	} resp;
+	struct softrdma_qp_attrs attrs;
+	struct softrdma_ring sq;
+	struct softrdma_ring rq;
+	struct softrdma_cq *scq;
+	struct softrdma_cq *rcq;
+	u32 sq_max_sge;
+	u32 rq_max_sge;
+	u32 max_inline;
+	bool sq_sig_all;
+};
+
 struct softrdma_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	struct page **pages;		/* the pinned pages of umem */
+	size_t npages;
+	unsigned int page_offset;	/* of iova in pages[0] */
+	refcount_t refs;		/* accesses in flight + 1 */
+	struct completion released;
+	struct rcu_head rcu;
 	u64 iova;
 	u64 length;
 	int access;
@@ -93,6 +194,11 @@ static inline struct softrdma_cq *to_scq(struct ib_cq *ibcq)
 	return container_of(ibcq, struct softrdma_cq, ibcq);
 }
 
+static inline struct softrdma_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct softrdma_qp, ibqp);
+}
+
 static inline struct softrdma_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct softrdma_mr, ibmr);
@@ -108,6 +214,8 @@ extern const char *const softrdma_transport_names[];
 int softrdma_devlist_add(struct softrdma_dev *sdev, const char *name);
 void softrdma_devlist_del(struct softrdma_dev *sdev);
 
+struct softrdma_dev *softrdma_roce_dev_by_netdev(struct net_device *ndev);
+
 /* device.c */
 int softrdma_register(const char *name, struct net_device *ndev,
 		      enum softrdma_transport transport);
@@ -115,6 +223,30 @@ void softrdma_port_event(struct softrdma_dev *sdev, enum ib_event_type type);
 
 /* verbs.c */
 extern const struct ib_device_ops softrdma_common_ops;
+int softrdma_cq_post(struct softrdma_cq *cq, const struct softrdma_cqe *cqe,
+		     bool solicited);
+
+/* qp.c */
+int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		       struct ib_udata *udata);
+int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		       struct ib_udata *udata);
+int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_qp_init_attr *init);
+int softrdma_qp_kick(struct softrdma_qp *qp);
+void softrdma_qp_flush(struct softrdma_qp *qp);
+
+/* mem.c */
+int softrdma_mr_init_pages(struct softrdma_mr *mr);
+void softrdma_mr_quiesce(struct softrdma_mr *mr);
+struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
+				    struct ib_pd *pd, u32 key, u64 iova,
+				    u64 len, int access, int *err);
+void softrdma_mr_put(struct softrdma_mr *mr);
+void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
+		      bool to_mr);
+u32 softrdma_wc_opcode(u32 wr_opcode);
 
 /* ring.c */
 int softrdma_ring_init(struct softrdma_ring *ring, u32 num_slots,
@@ -127,6 +259,27 @@ void softrdma_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 
 /* roce/roce.c */
 extern const struct ib_device_ops softrdma_roce_ops;
+
+/* roce/net.c */
+int softrdma_roce_init(void);
+void softrdma_roce_exit(void);
+int softrdma_roce_sock_get(struct net *net);
+void softrdma_roce_sock_put(struct net *net);
+struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
+					unsigned int len);
+int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb);
+bool softrdma_roce_icrc_ok(struct sk_buff *skb);
+struct iphdr;
+struct udphdr;
+u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
+		  const u8 *bth, unsigned int len);
+
+/* roce/rc.c */
+void softrdma_roce_rcv(struct sk_buff *skb);
+void softrdma_req_run(struct softrdma_qp *qp);
+int softrdma_rc_qp_init(struct softrdma_qp *qp);
+void softrdma_rc_qp_cleanup(struct softrdma_qp *qp);
+void softrdma_qp_put(struct softrdma_qp *qp);
 
 /* iwarp/iwarp.c */
 extern const struct ib_device_ops softrdma_iwarp_ops;

@@ -176,6 +176,59 @@ static int softrdma_poll_cq(struct ib_cq *ibcq, int num_entries,
 	return n;
 }
 
+/**
+ * softrdma_cq_post - produce one completion
+ * @cq: the CQ
+ * @cqe: the completion
+ * @solicited: it completes a solicited receive
+ *
+ * Return: 0, or -ENOSPC if the CQ is full (or its consumer index makes no
+ * sense): the CQ is then in error and its owner is told.
+ */
+int softrdma_cq_post(struct softrdma_cq *cq, const struct softrdma_cqe *cqe,
+		     bool solicited)
+{
+	struct softrdma_ring *ring = &cq->ring;
+	struct softrdma_ring_hdr *hdr = ring->hdr;
+	struct ib_cq *ibcq = &cq->ibcq;
+	unsigned long flags;
+	bool notify = false;
+	u32 prod;
+	int used;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	prod = hdr->producer;
+	used = softrdma_ring_used(prod, READ_ONCE(hdr->consumer),
+				  ring->num_slots);
+	if (used < 0 || used == ring->num_slots) {
+		WRITE_ONCE(hdr->flags, hdr->flags | SOFTRDMA_RING_ERROR);
+		spin_unlock_irqrestore(&cq->lock, flags);
+		if (ibcq->event_handler) {
+			struct ib_event ev = {
+				.device = ibcq->device,
+				.element.cq = ibcq,
+				.event = IB_EVENT_CQ_ERR,
+			};
+
+			ibcq->event_handler(&ev, ibcq->cq_context);
+		}
+		return -ENOSPC;
+	}
+	memcpy((u8 *)ring->slots + (size_t)(prod & (ring->num_slots - 1)) *
+	       ring->slot_size, cqe, sizeof(*cqe));
+	/* Release: the consumer sees the CQE before the new index. */
+	smp_store_release(&hdr->producer, prod + 1);
+	if (cq->notify == IB_CQ_NEXT_COMP ||
+	    (cq->notify == IB_CQ_SOLICITED && solicited)) {
+		cq->notify = 0;
+		notify = true;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (notify && ibcq->comp_handler)
+		ibcq->comp_handler(ibcq, ibcq->cq_context);
+	return 0;
+}
+
 static int softrdma_req_notify_cq(struct ib_cq *ibcq,
 				  enum ib_cq_notify_flags flags)
 {
@@ -219,6 +272,8 @@ static int softrdma_mr_keys(struct softrdma_dev *sdev, struct softrdma_mr *mr)
 		atomic_dec(&sdev->num_mrs);
 		return ret;
 	}
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->released);
 	mr->ibmr.lkey = index << 8 | get_random_u8();
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	return 0;
@@ -229,6 +284,8 @@ static void softrdma_mr_drop_keys(struct softrdma_dev *sdev,
 {
 	xa_erase(&sdev->mrs, mr->ibmr.lkey >> 8);
 	atomic_dec(&sdev->num_mrs);
+	/* No new access can find it now; wait out those in flight. */
+	softrdma_mr_quiesce(mr);
 }
 
 static struct ib_mr *softrdma_get_dma_mr(struct ib_pd *ibpd, int access)
@@ -278,13 +335,18 @@ static struct ib_mr *softrdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
-	ret = softrdma_mr_keys(sdev, mr);
+	ret = softrdma_mr_init_pages(mr);
 	if (ret)
 		goto err_umem;
+	ret = softrdma_mr_keys(sdev, mr);
+	if (ret)
+		goto err_pages;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	return &mr->ibmr;
 
+err_pages:
+	kvfree(mr->pages);
 err_umem:
 	ib_umem_release(mr->umem);
 err_free:
@@ -297,46 +359,36 @@ static int softrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct softrdma_mr *mr = to_smr(ibmr);
 
 	softrdma_mr_drop_keys(to_sdev(ibmr->device), mr);
+	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
-	kfree(mr);
+	/* Lookups under RCU may still read the struct. */
+	kfree_rcu(mr, rcu);
 	return 0;
 }
 
-/* Queue pairs: not yet. The core requires these entry points. */
-struct softrdma_qp {
-	struct ib_qp ibqp;
-};
-
-static int softrdma_create_qp(struct ib_qp *ibqp,
-			      struct ib_qp_init_attr *attr,
-			      struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			      int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
+/*
+ * The doorbells of user QPs: the provider has published WQEs in the rings
+ * and makes a POST_SEND or POST_RECV command with no work requests. Kernel
+ * QPs are not offered yet, so a work request here cannot be honoured.
+ */
 static int softrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			      const struct ib_send_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	if (wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	return softrdma_qp_kick(to_sqp(ibqp));
 }
 
 static int softrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			      const struct ib_recv_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	if (wr) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	return softrdma_qp_kick(to_sqp(ibqp));
 }
 
 const struct ib_device_ops softrdma_common_ops = {
@@ -356,6 +408,7 @@ const struct ib_device_ops softrdma_common_ops = {
 	.create_qp = softrdma_create_qp,
 	.modify_qp = softrdma_modify_qp,
 	.destroy_qp = softrdma_destroy_qp,
+	.query_qp = softrdma_query_qp,
 	.post_send = softrdma_post_send,
 	.post_recv = softrdma_post_recv,
 

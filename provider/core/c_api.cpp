@@ -6,6 +6,7 @@
 #include <new>
 
 #include "mapping.hpp"
+#include "queue.hpp"
 #include "ring.hpp"
 #include "softrdma_core.h"
 
@@ -48,4 +49,76 @@ extern "C" int softrdma_cq_ring_poll(struct softrdma_cq_ring *cq, int n, struct 
 		return -EINVAL;
 	const std::lock_guard guard(cq->lock);
 	return cq->cq.poll({wc, static_cast<std::size_t>(n)});
+}
+
+struct softrdma_qp_rings {
+	softrdma_qp_rings(softrdma::Mapping sqm, softrdma::Mapping rqm, softrdma::SendQueue s,
+			  softrdma::RecvQueue r) noexcept
+		: sq_map(std::move(sqm)), rq_map(std::move(rqm)), sq(s), rq(r)
+	{
+	}
+	softrdma::Mapping sq_map;
+	softrdma::Mapping rq_map;
+	softrdma::SendQueue sq;
+	softrdma::RecvQueue rq;
+	std::mutex sq_lock; // verbs lets several threads post to one QP
+	std::mutex rq_lock;
+};
+
+extern "C" struct softrdma_qp_rings *
+softrdma_qp_rings_open(int cmd_fd, const struct softrdma_create_qp_resp *resp)
+{
+	softrdma::Mapping sqm(cmd_fd, resp->sq_mmap_offset, resp->sq_mmap_size);
+	softrdma::Mapping rqm(cmd_fd, resp->rq_mmap_offset, resp->rq_mmap_size);
+	if (!sqm.valid() || !rqm.valid())
+		return nullptr; // errno from mmap
+	auto sq = softrdma::RingView::make(sqm.bytes(), resp->sq_slots, resp->sq_slot_size);
+	auto rq = softrdma::RingView::make(rqm.bytes(), resp->rq_slots, resp->rq_slot_size);
+	const std::uint32_t sq_room = resp->sq_slot_size - SOFTRDMA_SEND_WQE_HDR_SIZE;
+	const std::uint32_t rq_room = resp->rq_slot_size - SOFTRDMA_RECV_WQE_HDR_SIZE;
+	if (!sq || !rq || resp->sq_slot_size < SOFTRDMA_SEND_WQE_HDR_SIZE ||
+	    resp->rq_slot_size < SOFTRDMA_RECV_WQE_HDR_SIZE || resp->max_inline > sq_room) {
+		errno = EPROTO;
+		return nullptr;
+	}
+	auto *r = new (std::nothrow) softrdma_qp_rings(
+		std::move(sqm), std::move(rqm),
+		softrdma::SendQueue(*sq, sq_room / sizeof(softrdma_sge), resp->max_inline),
+		softrdma::RecvQueue(*rq, rq_room / sizeof(softrdma_sge)));
+	if (!r)
+		errno = ENOMEM;
+	return r;
+}
+
+extern "C" void softrdma_qp_rings_close(struct softrdma_qp_rings *rings)
+{
+	delete rings;
+}
+
+extern "C" int softrdma_qp_post_send(struct softrdma_qp_rings *rings, struct ibv_send_wr *wr,
+				     struct ibv_send_wr **bad_wr)
+{
+	const std::lock_guard guard(rings->sq_lock);
+	for (; wr; wr = wr->next) {
+		const int ret = rings->sq.post(*wr);
+		if (ret) {
+			*bad_wr = wr;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+extern "C" int softrdma_qp_post_recv(struct softrdma_qp_rings *rings, struct ibv_recv_wr *wr,
+				     struct ibv_recv_wr **bad_wr)
+{
+	const std::lock_guard guard(rings->rq_lock);
+	for (; wr; wr = wr->next) {
+		const int ret = rings->rq.post(*wr);
+		if (ret) {
+			*bad_wr = wr;
+			return ret;
+		}
+	}
+	return 0;
 }

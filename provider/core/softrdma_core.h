@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+#include "softrdma-abi.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,6 +26,21 @@ void softrdma_cq_ring_close(struct softrdma_cq_ring *cq);
 /* Up to n completions into wc; their count, or a negative errno. */
 int softrdma_cq_ring_poll(struct softrdma_cq_ring *cq, int n,
 			  struct ibv_wc *wc);
+
+struct softrdma_qp_rings;
+
+/* Map the send and receive rings of a new QP; NULL with errno on failure. */
+struct softrdma_qp_rings *
+softrdma_qp_rings_open(int cmd_fd, const struct softrdma_create_qp_resp *resp);
+void softrdma_qp_rings_close(struct softrdma_qp_rings *rings);
+/*
+ * Post a list of work requests into the rings. Returns 0, or an errno with
+ * *bad_wr at the first request not posted (those before it are).
+ */
+int softrdma_qp_post_send(struct softrdma_qp_rings *rings,
+			  struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+int softrdma_qp_post_recv(struct softrdma_qp_rings *rings,
+			  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 
 #ifdef __cplusplus
 }

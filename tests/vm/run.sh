@@ -7,6 +7,8 @@
 set -u
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 SMOKE=$REPO/build/user/verbs_smoke
+QPTEST=$REPO/build/user/verbs_qp
+RCTEST=$REPO/build/user/verbs_rc
 out=/dev/null
 debug=0
 while [ $# -gt 0 ]; do
@@ -115,6 +117,16 @@ test_smoke_iwarp() {
 	"$SMOKE" si0 iwarp
 }
 
+test_qp_roce() {
+	rdma link add sr0 type softroce netdev veth0
+	"$QPTEST" sr0 ::ffff:10.0.0.1 ::ffff:10.0.0.2
+}
+
+test_qp_iwarp() {
+	rdma link add si0 type softiwarp netdev veth0
+	"$QPTEST" si0 - -
+}
+
 test_any_name() {
 	rdma link add my_rdma_dev type softroce netdev veth0
 	rdma link add rdmadev2 type softiwarp netdev veth0
@@ -123,15 +135,56 @@ test_any_name() {
 }
 
 test_rxe_keeps_its_provider() {
+	# rdma_rxe takes UDP 4791 in the initial namespace: softroce goes to b.
 	modprobe rdma_rxe
 	rdma link add rxe0 type rxe netdev veth0
-	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
 	ibv_devinfo -d rxe0 | grep -q 'fw_ver:[[:space:]]*0\.0\.0'
-	ibv_devinfo -d sr0 | grep -q 'fw_ver:[[:space:]]*0\.1\.0'
-	"$SMOKE" sr0 roce ::ffff:10.0.0.1
+	ibv_devinfo -d sr1 | grep -q 'fw_ver:[[:space:]]*0\.1\.0'
+	"$SMOKE" sr1 roce ::ffff:10.0.0.2
 	! softrdma list | grep -q rxe0
 	rdma link delete rxe0
 	modprobe -r rdma_rxe
+}
+
+test_port_taken_by_rxe() {
+	modprobe rdma_rxe
+	dmesg -C
+	expect_fail 'Address already in use' rdma link add sr0 type softroce netdev veth0
+	dmesg | grep -q 'UDP port 4791 is taken in this network namespace'
+	[ -z "$(ls /sys/class/infiniband)" ]
+	# The iWARP side needs no UDP port.
+	rdma link add si0 type softiwarp netdev veth0
+	modprobe -r rdma_rxe
+	# With the port free again, softroce can have it.
+	rdma link add sr0 type softroce netdev veth0
+	"$SMOKE" sr0 roce ::ffff:10.0.0.1
+}
+
+# gid_index DEV GID: the GID table index of GID (for ibv_rc_pingpong -g).
+gid_index() {
+	ibv_devinfo -v -d "$1" | sed -n "s/.*GID\[ *\([0-9]*\)\]:[[:space:]]*$2, RoCE v2.*/\1/p" | head -n 1
+}
+
+test_rc_transfers() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+}
+
+test_rc_pingpong() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	local g0 g1 size
+	g0=$(gid_index sr0 ::ffff:10.0.0.1)
+	g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
+	for size in 1 4096 65536; do
+		ip netns exec b ibv_rc_pingpong -d sr1 -g "$g1" -s $size -n 50 -c >/tmp/srv.log 2>&1 &
+		local srv=$!
+		sleep 1
+		ibv_rc_pingpong -d sr0 -g "$g0" -s $size -n 50 -c 10.0.0.2
+		wait $srv || { cat /tmp/srv.log; return 1; }
+	done
 }
 
 test_provider_from_build_tree() {
@@ -262,11 +315,11 @@ kunit() {
 	modprobe -r softrdma_kunit
 }
 
-ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp any_name \
-rxe_keeps_its_provider provider_from_build_tree gids_follow_addresses \
+ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
+rc_transfers rc_pingpong any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
-DEBUG_SUBSET="smoke_roce smoke_iwarp bad_input netdev_unregister \
+DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers bad_input netdev_unregister \
 add_delete_rmmod_cycles"
 
 reset

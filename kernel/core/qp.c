@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs: creation with their rings, the state machine, flushing.
+ *
+ * The send and receive queues are rings mapped into the process; the
+ * provider writes work requests and publishes the producer index. The kernel
+ * copies each WQE out of the ring before it looks at it and trusts none of
+ * its fields.
+ */
+#include <linux/hash.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "softrdma.h"
+
+#define SOFTRDMA_QPN_MIN	16
+#define SOFTRDMA_QPN_MAX	0xffffff
+
+static u32 softrdma_sq_slot_size(u32 max_sge, u32 max_inline)
+{
+	u32 data = max(max_sge * (u32)sizeof(struct softrdma_sge),
+		       ALIGN(max_inline, sizeof(struct softrdma_sge)));
+
+	return ALIGN(SOFTRDMA_SEND_WQE_HDR_SIZE + data, SOFTRDMA_CACHELINE);
+}
+
+static u32 softrdma_rq_slot_size(u32 max_sge)
+{
+	return ALIGN(SOFTRDMA_RECV_WQE_HDR_SIZE +
+		     max_sge * (u32)sizeof(struct softrdma_sge), 16);
+}
+
+static int softrdma_qp_check_cap(struct ib_qp_cap *cap)
+{
+	if (cap->max_send_wr > SOFTRDMA_MAX_QP_WR ||
+	    cap->max_recv_wr > SOFTRDMA_MAX_QP_WR ||
+	    cap->max_send_sge > SOFTRDMA_MAX_SGE ||
+	    cap->max_recv_sge > SOFTRDMA_MAX_SGE ||
+	    cap->max_inline_data > SOFTRDMA_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
+int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		       struct ib_udata *udata)
+{
+	struct softrdma_dev *sdev = to_sdev(ibqp->device);
+	struct softrdma_qp *qp = to_sqp(ibqp);
+	struct softrdma_create_qp_resp resp = {};
+	struct softrdma_ucontext *suc;
+	struct ib_qp_cap *cap = &init->cap;
+	u32 sq_slots, rq_slots;
+	u32 qpn;
+	int ret;
+
+	/* Kernel consumers and other QP types come with the transports. */
+	if (!udata || init->qp_type != IB_QPT_RC || init->srq ||
+	    init->create_flags)
+		return -EOPNOTSUPP;
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
+	ret = softrdma_qp_check_cap(cap);
+	if (ret)
+		return ret;
+	if (atomic_inc_return(&sdev->num_qps) > SOFTRDMA_MAX_QP) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+
+	cap->max_send_sge = max(cap->max_send_sge, 1U);
+	cap->max_recv_sge = max(cap->max_recv_sge, 1U);
+	sq_slots = softrdma_ring_slots(max(cap->max_send_wr, 1U),
+				       SOFTRDMA_MAX_QP_WR);
+	rq_slots = softrdma_ring_slots(max(cap->max_recv_wr, 1U),
+				       SOFTRDMA_MAX_QP_WR);
+	/* The rings hold what they can; report the real capacities. */
+	cap->max_send_wr = sq_slots;
+	cap->max_recv_wr = rq_slots;
+	cap->max_inline_data = max(cap->max_inline_data,
+				   cap->max_send_sge *
+				   (u32)sizeof(struct softrdma_sge));
+
+	qp->sdev = sdev;
+	qp->state = IB_QPS_RESET;
+	qp->sq_max_sge = cap->max_send_sge;
+	qp->rq_max_sge = cap->max_recv_sge;
+	qp->max_inline = cap->max_inline_data;
+	qp->scq = to_scq(init->send_cq);
+	qp->rcq = to_scq(init->recv_cq);
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	mutex_init(&qp->state_lock);
+
+	ret = softrdma_ring_init(&qp->sq, sq_slots,
+				 softrdma_sq_slot_size(qp->sq_max_sge,
+						       qp->max_inline));
+	if (ret)
+		goto err_count;
+	ret = softrdma_ring_init(&qp->rq, rq_slots,
+				 softrdma_rq_slot_size(qp->rq_max_sge));
+	if (ret)
+		goto err_sq;
+	ret = softrdma_rc_qp_init(qp);
+	if (ret)
+		goto err_rq;
+
+	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
+			      XA_LIMIT(SOFTRDMA_QPN_MIN, SOFTRDMA_QPN_MAX),
+			      &sdev->next_qpn, GFP_KERNEL);
+	if (ret < 0)
+		goto err_rq;
+	ibqp->qp_num = qpn;
+
+	suc = rdma_udata_to_drv_context(udata, struct softrdma_ucontext, ibuc);
+	ret = softrdma_ring_map(&qp->sq, &suc->ibuc, &resp.sq_mmap_offset);
+	if (ret)
+		goto err_qpn;
+	ret = softrdma_ring_map(&qp->rq, &suc->ibuc, &resp.rq_mmap_offset);
+	if (ret)
+		goto err_qpn;
+	resp.sq_mmap_size = qp->sq.size;
+	resp.rq_mmap_size = qp->rq.size;
+	resp.qpn = qpn;
+	resp.sq_slots = sq_slots;
+	resp.sq_slot_size = qp->sq.slot_size;
+	resp.rq_slots = rq_slots;
+	resp.rq_slot_size = qp->rq.slot_size;
+	resp.max_inline = qp->max_inline;
+	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (ret)
+		goto err_qpn;
+	return 0;
+
+err_qpn:
+	xa_erase(&sdev->qps, qpn);
+err_rq:
+	softrdma_rc_qp_cleanup(qp);
+	softrdma_ring_free(&qp->rq);
+err_sq:
+	softrdma_ring_free(&qp->sq);
+err_count:
+	atomic_dec(&sdev->num_qps);
+	return ret;
+}
+
+int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct softrdma_qp *qp = to_sqp(ibqp);
+
+	xa_erase(&qp->sdev->qps, ibqp->qp_num);
+	/* Packets found the QP under RCU; then they hold a reference. */
+	synchronize_rcu();
+	softrdma_qp_put(qp);
+	wait_for_completion(&qp->released);
+	softrdma_rc_qp_cleanup(qp);
+	softrdma_ring_free(&qp->rq);
+	softrdma_ring_free(&qp->sq);
+	mutex_destroy(&qp->state_lock);
+	atomic_dec(&qp->sdev->num_qps);
+	return 0;
+}
+
+/* Copy the header of the WQE at @idx out of the shared ring. */
+static void softrdma_wqe_copy(struct softrdma_ring *ring, u32 idx, void *dst,
+			      size_t len)
+{
+	memcpy(dst, (u8 *)ring->slots +
+	       (size_t)(idx & (ring->num_slots - 1)) * ring->slot_size, len);
+}
+
+/*
+ * Complete every posted receive with IB_WC_WR_FLUSH_ERR. Returns -EIO if
+ * the process left indices no peer could have made.
+ */
+static int softrdma_flush_rq(struct softrdma_qp *qp)
+{
+	struct softrdma_ring_hdr *hdr = qp->rq.hdr;
+	struct softrdma_recv_wqe wqe;
+	struct softrdma_cqe cqe;
+	u32 prod, cons;
+	int used;
+
+	/* Acquire pairs with the provider's release of its WQEs. */
+	prod = smp_load_acquire(&hdr->producer);
+	cons = hdr->consumer;
+	used = softrdma_ring_used(prod, cons, qp->rq.num_slots);
+	if (used < 0)
+		return -EIO;
+	for (; cons != prod; cons++) {
+		softrdma_wqe_copy(&qp->rq, cons, &wqe, sizeof(wqe));
+		memset(&cqe, 0, sizeof(cqe));
+		cqe.wr_id = wqe.wr_id;
+		cqe.status = IB_WC_WR_FLUSH_ERR;
+		cqe.opcode = IB_WC_RECV;
+		cqe.qp_num = qp->ibqp.qp_num;
+		if (softrdma_cq_post(qp->rcq, &cqe, false))
+			break;
+		/* The slot is free again once the CQE is out. */
+		smp_store_release(&hdr->consumer, cons + 1);
+	}
+	return 0;
+}
+
+static const u8 softrdma_wr_to_wc[] = {
+	[IB_WR_RDMA_WRITE] = IB_WC_RDMA_WRITE,
+	[IB_WR_RDMA_WRITE_WITH_IMM] = IB_WC_RDMA_WRITE,
+	[IB_WR_SEND] = IB_WC_SEND,
+	[IB_WR_SEND_WITH_IMM] = IB_WC_SEND,
+	[IB_WR_RDMA_READ] = IB_WC_RDMA_READ,
+	[IB_WR_ATOMIC_CMP_AND_SWP] = IB_WC_COMP_SWAP,
+	[IB_WR_ATOMIC_FETCH_AND_ADD] = IB_WC_FETCH_ADD,
+	[IB_WR_SEND_WITH_INV] = IB_WC_SEND,
+};
+
+/* The completion opcode of a send WQE's opcode (any value). */
+u32 softrdma_wc_opcode(u32 wr_opcode)
+{
+	if (wr_opcode < ARRAY_SIZE(softrdma_wr_to_wc))
+		return softrdma_wr_to_wc[wr_opcode];
+	return IB_WC_SEND;
+}
+
+/* Complete every posted send with IB_WC_WR_FLUSH_ERR, signalled or not. */
+static int softrdma_flush_sq(struct softrdma_qp *qp)
+{
+	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
+	struct softrdma_send_wqe wqe;
+	struct softrdma_cqe cqe;
+	u32 prod, cons;
+	int used;
+
+	/* Acquire pairs with the provider's release of its WQEs. */
+	prod = smp_load_acquire(&hdr->producer);
+	cons = hdr->consumer;
+	used = softrdma_ring_used(prod, cons, qp->sq.num_slots);
+	if (used < 0)
+		return -EIO;
+	for (; cons != prod; cons++) {
+		softrdma_wqe_copy(&qp->sq, cons, &wqe, sizeof(wqe));
+		memset(&cqe, 0, sizeof(cqe));
+		cqe.wr_id = wqe.wr_id;
+		cqe.status = IB_WC_WR_FLUSH_ERR;
+		cqe.opcode = softrdma_wc_opcode(wqe.opcode);
+		cqe.qp_num = qp->ibqp.qp_num;
+		if (softrdma_cq_post(qp->scq, &cqe, false))
+			break;
+		/* The slot is free again once the CQE is out. */
+		smp_store_release(&hdr->consumer, cons + 1);
+	}
+	return 0;
+}
+
+/* Flush both queues of a QP in the error state. */
+void softrdma_qp_flush(struct softrdma_qp *qp)
+{
+	if (softrdma_flush_sq(qp) || softrdma_flush_rq(qp))
+		ibdev_warn_ratelimited(&qp->sdev->ibdev,
+				       "QP %u: ring indices corrupted by the process\n",
+				       qp->ibqp.qp_num);
+}
+
+/* Empty both rings, as a QP entering RESET has no work requests. */
+static void softrdma_qp_reset_rings(struct softrdma_qp *qp)
+{
+	/* Release: the provider sees empty rings from here on. */
+	smp_store_release(&qp->sq.hdr->consumer,
+			  READ_ONCE(qp->sq.hdr->producer));
+	smp_store_release(&qp->rq.hdr->consumer,
+			  READ_ONCE(qp->rq.hdr->producer));
+}
+
+static int softrdma_check_qp_attr(struct softrdma_qp *qp,
+				  struct ib_qp_attr *attr, int mask)
+{
+	struct ib_device_attr *dattr = &qp->sdev->ibdev.attrs;
+
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index != 0)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > dattr->max_qp_init_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > dattr->max_qp_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SOFTRDMA_QPN_MAX)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
+				       IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC)))
+		return -EINVAL;
+	if (mask & IB_QP_AV) {
+		/* RoCEv2 addresses are GIDs: a GRH is mandatory. */
+		if (!(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH) ||
+		    !attr->ah_attr.grh.sgid_attr)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static void softrdma_apply_qp_attr(struct softrdma_qp *qp,
+				   struct ib_qp_attr *attr, int mask)
+{
+	struct softrdma_qp_attrs *a = &qp->attrs;
+
+	if (mask & IB_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN) {
+		a->dest_qp_num = attr->dest_qp_num;
+		/* Per-QP UDP source port: entropy for ECMP, from 0xc000. */
+		qp->net.sport = 0xc000 |
+			(hash_32(qp->ibqp.qp_num ^ (a->dest_qp_num << 8), 14));
+	}
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn & SOFTRDMA_PSN_MASK;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn & SOFTRDMA_PSN_MASK;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->access = attr->qp_access_flags;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_AV) {
+		const struct ib_global_route *grh = &attr->ah_attr.grh;
+
+		a->dgid = grh->dgid;
+		a->sgid_index = grh->sgid_index;
+		a->hop_limit = grh->hop_limit;
+		a->traffic_class = grh->traffic_class;
+		a->flow_label = grh->flow_label;
+		memcpy(a->dmac, attr->ah_attr.roce.dmac, ETH_ALEN);
+	}
+}
+
+/* Source and destination of a QP's packets, from its address vector. */
+static int softrdma_qp_set_route(struct softrdma_qp *qp,
+				 const struct rdma_ah_attr *ah)
+{
+	const struct ib_gid_attr *sgid = ah->grh.sgid_attr;
+	const union ib_gid *dgid = &ah->grh.dgid;
+
+	if (!ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw) ||
+	    !ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw))
+		return -EOPNOTSUPP;	/* RoCEv2 over IPv6 comes later */
+	if (sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	memcpy(&qp->net.saddr4, &sgid->gid.raw[12], 4);
+	memcpy(&qp->net.daddr4, &dgid->raw[12], 4);
+	return 0;
+}
+
+int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		       struct ib_udata *udata)
+{
+	struct softrdma_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, next;
+	int ret;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->state_lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	ret = -EINVAL;
+	if (cur != qp->state ||
+	    !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+		goto out;
+	ret = softrdma_check_qp_attr(qp, attr, mask);
+	if (ret)
+		goto out;
+	/* Send queue drain and its error state are not offered yet. */
+	if (next == IB_QPS_SQD || next == IB_QPS_SQE) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	if (mask & IB_QP_AV) {
+		ret = softrdma_qp_set_route(qp, &attr->ah_attr);
+		if (ret)
+			goto out;
+	}
+	spin_lock_bh(&qp->lock);
+	softrdma_apply_qp_attr(qp, attr, mask);
+	if (next == IB_QPS_RTR && cur != IB_QPS_RTR) {
+		qp->resp.epsn = qp->attrs.rq_psn;
+		qp->resp.msn = 0;
+		qp->resp.in_recv = false;
+		qp->resp.in_write = false;
+		qp->resp.nak_sent = false;
+	}
+	if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
+		qp->req.psn = qp->attrs.sq_psn;
+		qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+		qp->req.comp_idx = qp->req.send_idx;
+		qp->req.retries = 0;
+		qp->req.rnr_retries = 0;
+		qp->req.read_off = 0;
+	}
+	WRITE_ONCE(qp->state, next);
+	if (next == IB_QPS_RESET)
+		softrdma_qp_reset_rings(qp);
+	else if (next == IB_QPS_ERR)
+		softrdma_qp_flush(qp);
+	spin_unlock_bh(&qp->lock);
+	if (next == IB_QPS_RESET || next == IB_QPS_ERR)
+		del_timer_sync(&qp->req.timer);
+	ret = 0;
+out:
+	mutex_unlock(&qp->state_lock);
+	return ret;
+}
+
+int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_qp_init_attr *init)
+{
+	struct softrdma_qp *qp = to_sqp(ibqp);
+	struct softrdma_qp_attrs *a = &qp->attrs;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	mutex_lock(&qp->state_lock);
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mtu = a->path_mtu;
+	attr->timeout = a->timeout;
+	attr->retry_cnt = a->retry_cnt;
+	attr->rnr_retry = a->rnr_retry;
+	attr->min_rnr_timer = a->min_rnr_timer;
+	attr->max_rd_atomic = a->max_rd_atomic;
+	attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	attr->dest_qp_num = a->dest_qp_num;
+	attr->sq_psn = a->sq_psn;
+	attr->rq_psn = a->rq_psn;
+	attr->qp_access_flags = a->access;
+	attr->qkey = a->qkey;
+	attr->port_num = 1;
+	mutex_unlock(&qp->state_lock);
+
+	attr->cap.max_send_wr = qp->sq.num_slots;
+	attr->cap.max_recv_wr = qp->rq.num_slots;
+	attr->cap.max_send_sge = qp->sq_max_sge;
+	attr->cap.max_recv_sge = qp->rq_max_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+	init->cap = attr->cap;
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/*
+ * The doorbell of a user QP (a POST_SEND or POST_RECV command with no work
+ * requests): the provider has published WQEs. In RTS the requester sends
+ * them; in the error state they are flushed.
+ */
+int softrdma_qp_kick(struct softrdma_qp *qp)
+{
+	int ret = 0;
+
+	spin_lock_bh(&qp->lock);
+	switch (qp->state) {
+	case IB_QPS_ERR:
+		softrdma_qp_flush(qp);
+		break;
+	case IB_QPS_RTS:
+		softrdma_req_run(qp);
+		break;
+	case IB_QPS_RESET:
+		ret = -EINVAL;
+		break;
+	default:
+		break;
+	}
+	spin_unlock_bh(&qp->lock);
+	return ret;
+}

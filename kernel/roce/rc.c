@@ -1,0 +1,819 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The RC service over RoCEv2 (IBTA Vol. 1 ch. 9): requester, responder and
+ * completer.
+ *
+ * The requester runs when the provider rings the doorbell; the responder
+ * and the completer run as packets arrive. Both hold qp->lock. Every WQE is
+ * copied out of the shared ring once, when it is first taken, and only the
+ * kernel's copy is used from then on (retransmissions included).
+ */
+#include <linux/ip.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+
+#include "softrdma.h"
+#include "roce.h"
+
+static u32 softrdma_mtu(struct softrdma_qp *qp)
+{
+	return ib_mtu_enum_to_int(qp->attrs.path_mtu);
+}
+
+static void *softrdma_slot(struct softrdma_ring *ring, u32 idx)
+{
+	return (u8 *)ring->slots +
+	       (size_t)(idx & (ring->num_slots - 1)) * ring->slot_size;
+}
+
+static void softrdma_bth_fill(struct softrdma_bth *bth, u8 opcode, u8 flags,
+			      u32 dqpn, u32 psn, bool ackreq)
+{
+	bth->opcode = opcode;
+	bth->flags = flags;
+	bth->pkey = htons(SOFTRDMA_DEFAULT_PKEY);
+	bth->qpn = htonl(dqpn & SOFTRDMA_QPN_MASK);
+	bth->apsn = htonl((psn & SOFTRDMA_PSN_MASK) |
+			  (ackreq ? SOFTRDMA_BTH_ACKREQ : 0));
+}
+
+/*
+ * Copy @len bytes at byte @off of the scatter list @sge to or from @buf,
+ * checking each MR for @access. Return: 0, -EINVAL past the list's end, or
+ * softrdma_mr_get()'s error.
+ */
+static int softrdma_sge_copy(struct softrdma_qp *qp,
+			     const struct softrdma_sge *sge, u32 nsge, u64 off,
+			     void *buf, u32 len, bool to_mr, int access)
+{
+	u8 *p = buf;
+	u32 i;
+
+	for (i = 0; i < nsge && len; i++) {
+		struct softrdma_mr *mr;
+		u32 n;
+		int err;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = min_t(u64, len, sge[i].length - off);
+		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, sge[i].lkey,
+				     sge[i].addr + off, n, access, &err);
+		if (!mr)
+			return err;
+		softrdma_mr_copy(mr, sge[i].addr + off, p, n, to_mr);
+		softrdma_mr_put(mr);
+		p += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EINVAL : 0;
+}
+
+/* Completion of the send WQE at ring index @idx. */
+static void softrdma_req_complete(struct softrdma_qp *qp, u32 idx, u32 status)
+{
+	struct softrdma_swqe *s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+	struct softrdma_cqe cqe = {};
+
+	if (status == IB_WC_SUCCESS && !qp->sq_sig_all &&
+	    !(s->wqe.flags & SOFTRDMA_WQE_SIGNALED))
+		goto out;
+	cqe.wr_id = s->wqe.wr_id;
+	cqe.status = status;
+	cqe.opcode = softrdma_wc_opcode(s->wqe.opcode);
+	cqe.qp_num = qp->ibqp.qp_num;
+	cqe.byte_len = s->len;
+	softrdma_cq_post(qp->scq, &cqe, false);
+out:
+	/* Release: the provider may reuse the slot. */
+	smp_store_release(&qp->sq.hdr->consumer, idx + 1);
+}
+
+/* Move the QP to the error state from the data path; flush it. */
+static void softrdma_qp_fail(struct softrdma_qp *qp)
+{
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	softrdma_qp_flush(qp);
+	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+	qp->req.comp_idx = qp->req.send_idx;
+	qp->resp.in_recv = false;
+}
+
+static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
+{
+	switch (wr_opcode) {
+	case IB_WR_SEND:
+		return first ? (last ? RC_SEND_ONLY : RC_SEND_FIRST) :
+			       (last ? RC_SEND_LAST : RC_SEND_MIDDLE);
+	case IB_WR_SEND_WITH_IMM:
+		return first ? (last ? RC_SEND_ONLY_IMM : RC_SEND_FIRST) :
+			       (last ? RC_SEND_LAST_IMM : RC_SEND_MIDDLE);
+	case IB_WR_RDMA_WRITE:
+		return first ? (last ? RC_WRITE_ONLY : RC_WRITE_FIRST) :
+			       (last ? RC_WRITE_LAST : RC_WRITE_MIDDLE);
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return first ? (last ? RC_WRITE_ONLY_IMM : RC_WRITE_FIRST) :
+			       (last ? RC_WRITE_LAST_IMM : RC_WRITE_MIDDLE);
+	default:
+		return RC_READ_REQUEST;
+	}
+}
+
+/* Transmit packet @pkt of the WQE at index @idx. */
+static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
+{
+	u32 slot = idx & (qp->sq.num_slots - 1);
+	struct softrdma_swqe *s = &qp->swqe[slot];
+	u32 mtu = softrdma_mtu(qp), off, paylen, pad, hlen;
+	bool first = pkt == 0, last = pkt + 1 == s->npkts;
+	u32 op = softrdma_rc_opcode(s->wqe.opcode, first, last);
+	struct softrdma_bth *bth;
+	struct sk_buff *skb;
+	u8 *p, flags = 0;
+	int err;
+
+	if (op == RC_READ_REQUEST) {
+		off = 0;
+		paylen = 0;
+	} else {
+		off = pkt * mtu;
+		paylen = min(s->len - off, mtu);
+	}
+	pad = -paylen & 3;
+	hlen = SOFTRDMA_BTH_LEN;
+	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
+	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST)
+		hlen += SOFTRDMA_RETH_LEN;
+	if (op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
+	    op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM)
+		hlen += SOFTRDMA_IMMDT_LEN;
+
+	skb = softrdma_roce_alloc_skb(qp, hlen + paylen + pad);
+	if (!skb)
+		return -ENOMEM;
+	if (last && (s->wqe.flags & SOFTRDMA_WQE_SOLICITED))
+		flags |= SOFTRDMA_BTH_SE;
+	flags |= pad << SOFTRDMA_BTH_PAD_SHIFT;
+	bth = (struct softrdma_bth *)skb->data;
+	softrdma_bth_fill(bth, op, flags, qp->attrs.dest_qp_num,
+			  softrdma_psn_add(s->first_psn, pkt), last);
+	p = skb->data + SOFTRDMA_BTH_LEN;
+	if (hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
+		struct softrdma_reth *reth = (struct softrdma_reth *)p;
+
+		reth->va = cpu_to_be64(s->wqe.remote_addr);
+		reth->rkey = htonl(s->wqe.rkey);
+		reth->len = htonl(s->len);
+		p += SOFTRDMA_RETH_LEN;
+	}
+	if (p < skb->data + hlen) {
+		/* Immediate data travels as the application wrote it. */
+		memcpy(p, &s->wqe.imm_data, SOFTRDMA_IMMDT_LEN);
+		p += SOFTRDMA_IMMDT_LEN;
+	}
+	if (paylen) {
+		if (s->wqe.flags & SOFTRDMA_WQE_INLINE) {
+			memcpy(p, qp->sinline + (size_t)slot * qp->max_inline +
+			       off, paylen);
+		} else {
+			err = softrdma_sge_copy(qp, qp->ssge +
+						(size_t)slot * qp->sq_max_sge,
+						s->wqe.num_sge, off, p, paylen,
+						false, 0);
+			if (err) {
+				kfree_skb(skb);
+				return err;
+			}
+		}
+	}
+	memset(p + paylen, 0, pad);
+	softrdma_roce_xmit(qp, skb);
+	return 0;
+}
+
+static void softrdma_req_arm_timer(struct softrdma_qp *qp)
+{
+	/* 4.096 us * 2^timeout; 0 means infinite. */
+	u8 t = qp->attrs.timeout;
+
+	if (!t)
+		return;
+	mod_timer(&qp->req.timer, jiffies +
+		  max_t(unsigned long, 1,
+			nsecs_to_jiffies(4096ULL << min_t(u8, t, 31))));
+}
+
+/* Send every packet of the WQEs from @from on again (go back N). */
+static void softrdma_req_resend(struct softrdma_qp *qp, u32 from)
+{
+	u32 idx, pkt;
+
+	for (idx = from; idx != qp->req.send_idx; idx++) {
+		struct softrdma_swqe *s =
+			&qp->swqe[idx & (qp->sq.num_slots - 1)];
+
+		for (pkt = 0; pkt < s->npkts; pkt++) {
+			softrdma_req_xmit(qp, idx, pkt);
+			if (s->wqe.opcode == IB_WR_RDMA_READ)
+				break;
+		}
+	}
+	softrdma_req_arm_timer(qp);
+}
+
+static void softrdma_req_timeout(struct timer_list *t)
+{
+	struct softrdma_qp *qp = from_timer(qp, t, req.timer);
+
+	spin_lock_bh(&qp->lock);
+	if (READ_ONCE(qp->state) != IB_QPS_RTS ||
+	    qp->req.comp_idx == qp->req.send_idx)
+		goto out;
+	if (qp->req.retries >= qp->attrs.retry_cnt) {
+		softrdma_req_complete(qp, qp->req.comp_idx,
+				      IB_WC_RETRY_EXC_ERR);
+		qp->req.comp_idx++;
+		softrdma_qp_fail(qp);
+		goto out;
+	}
+	qp->req.retries++;
+	qp->req.read_off = 0;
+	softrdma_req_resend(qp, qp->req.comp_idx);
+out:
+	spin_unlock_bh(&qp->lock);
+}
+
+/* Take a new WQE off the ring into the kernel's copy. Return: WC status. */
+static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
+{
+	u32 slot = idx & (qp->sq.num_slots - 1);
+	struct softrdma_swqe *s = &qp->swqe[slot];
+	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
+	u8 *body = (u8 *)softrdma_slot(&qp->sq, idx) + SOFTRDMA_SEND_WQE_HDR_SIZE;
+	u32 mtu = softrdma_mtu(qp), i;
+	u64 len = 0;
+
+	memcpy(&s->wqe, softrdma_slot(&qp->sq, idx), sizeof(s->wqe));
+	s->len = 0;
+	switch (s->wqe.opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		break;
+	default:
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	if (s->wqe.flags & SOFTRDMA_WQE_INLINE) {
+		if (s->wqe.inline_len > qp->max_inline ||
+		    s->wqe.opcode == IB_WR_RDMA_READ)
+			return IB_WC_LOC_QP_OP_ERR;
+		memcpy(qp->sinline + (size_t)slot * qp->max_inline, body,
+		       s->wqe.inline_len);
+		len = s->wqe.inline_len;
+	} else {
+		if (s->wqe.num_sge > qp->sq_max_sge)
+			return IB_WC_LOC_QP_OP_ERR;
+		memcpy(sge, body, s->wqe.num_sge * sizeof(*sge));
+		for (i = 0; i < s->wqe.num_sge; i++)
+			len += sge[i].length;
+	}
+	if (len > qp->sdev->ibdev.attrs.max_mr_size || len > U32_MAX)
+		return IB_WC_LOC_LEN_ERR;
+	s->len = len;
+	s->npkts = len ? DIV_ROUND_UP(s->len, mtu) : 1;
+	s->first_psn = qp->req.psn;
+	s->last_psn = softrdma_psn_add(qp->req.psn, s->npkts - 1);
+	qp->req.psn = softrdma_psn_add(qp->req.psn, s->npkts);
+	return IB_WC_SUCCESS;
+}
+
+/* The requester: send the WQEs the provider has published. */
+void softrdma_req_run(struct softrdma_qp *qp)
+{
+	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
+	u32 prod, pkt;
+
+	/* Acquire pairs with the provider's release of its WQEs. */
+	prod = smp_load_acquire(&hdr->producer);
+	if (softrdma_ring_used(prod, qp->req.comp_idx, qp->sq.num_slots) < 0) {
+		softrdma_qp_fail(qp);
+		return;
+	}
+	while (qp->req.send_idx != prod) {
+		u32 idx = qp->req.send_idx;
+		u32 status = softrdma_req_take(qp, idx);
+		struct softrdma_swqe *s =
+			&qp->swqe[idx & (qp->sq.num_slots - 1)];
+
+		qp->req.send_idx++;
+		if (status != IB_WC_SUCCESS) {
+			/* Complete what went before it first? They are in
+			 * flight; the spec lets the QP fail with this one.
+			 */
+			softrdma_req_complete(qp, idx, status);
+			qp->req.comp_idx = idx + 1;
+			softrdma_qp_fail(qp);
+			return;
+		}
+		for (pkt = 0; pkt < s->npkts; pkt++) {
+			int err = softrdma_req_xmit(qp, idx, pkt);
+
+			if (err == -ENOENT || err == -EACCES ||
+			    err == -ERANGE || err == -EINVAL) {
+				softrdma_req_complete(qp, idx,
+						      IB_WC_LOC_PROT_ERR);
+				qp->req.comp_idx = idx + 1;
+				softrdma_qp_fail(qp);
+				return;
+			}
+			if (s->wqe.opcode == IB_WR_RDMA_READ)
+				break;
+		}
+	}
+	softrdma_req_arm_timer(qp);
+}
+
+/* Complete in order every WQE an ACK of @psn covers; stop at a READ. */
+static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
+{
+	while (qp->req.comp_idx != qp->req.send_idx) {
+		struct softrdma_swqe *s =
+			&qp->swqe[qp->req.comp_idx & (qp->sq.num_slots - 1)];
+
+		if (softrdma_psn_diff(s->last_psn, psn) > 0 ||
+		    s->wqe.opcode == IB_WR_RDMA_READ)
+			break;
+		softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
+		qp->req.comp_idx++;
+		qp->req.retries = 0;
+	}
+	if (qp->req.comp_idx == qp->req.send_idx)
+		del_timer(&qp->req.timer);
+	else
+		softrdma_req_arm_timer(qp);
+}
+
+static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
+			      u32 psn, u8 *p, u32 paylen)
+{
+	u32 pad = (flags >> SOFTRDMA_BTH_PAD_SHIFT) & 3;
+
+	struct softrdma_swqe *s;
+	u32 synd = 0, slot, off;
+
+	if (op == RC_ACK || op == RC_READ_RESP_FIRST ||
+	    op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY) {
+		struct softrdma_aeth *aeth = (struct softrdma_aeth *)p;
+
+		if (paylen < SOFTRDMA_AETH_LEN)
+			return;
+		synd = ntohl(aeth->smsn) >> 24;
+		p += SOFTRDMA_AETH_LEN;
+		paylen -= SOFTRDMA_AETH_LEN;
+	}
+	if (op == RC_ACK) {
+		if ((synd & 0x60) == 0) {
+			softrdma_comp_ack(qp, psn);
+			return;
+		}
+		/* A NAK acknowledges everything before @psn. */
+		softrdma_comp_ack(qp, softrdma_psn_add(psn, SOFTRDMA_PSN_MASK));
+		if (qp->req.comp_idx == qp->req.send_idx)
+			return;
+		if ((synd & 0x60) == 0x20 || synd == SOFTRDMA_NAK_PSN_SEQ) {
+			/* RNR or sequence error: send again (timer paced). */
+			if ((synd & 0x60) == 0x20 && qp->attrs.rnr_retry != 7 &&
+			    qp->req.rnr_retries++ >= qp->attrs.rnr_retry) {
+				softrdma_req_complete(qp, qp->req.comp_idx,
+						      IB_WC_RNR_RETRY_EXC_ERR);
+				qp->req.comp_idx++;
+				softrdma_qp_fail(qp);
+				return;
+			}
+			if ((synd & 0x60) == 0x20)
+				mod_timer(&qp->req.timer, jiffies + 1);
+			else
+				softrdma_req_resend(qp, qp->req.comp_idx);
+			return;
+		}
+		softrdma_req_complete(qp, qp->req.comp_idx,
+				      synd == SOFTRDMA_NAK_REMOTE_ACCESS ?
+				      IB_WC_REM_ACCESS_ERR :
+				      synd == SOFTRDMA_NAK_INVALID_REQ ?
+				      IB_WC_REM_INV_REQ_ERR : IB_WC_REM_OP_ERR);
+		qp->req.comp_idx++;
+		softrdma_qp_fail(qp);
+		return;
+	}
+
+	/* A read response: for the oldest WQE, which must be that READ. */
+	if (op < RC_READ_RESP_FIRST || op > RC_READ_RESP_ONLY || paylen < pad)
+		return;
+	paylen -= pad;
+	softrdma_comp_ack(qp, softrdma_psn_add(psn, SOFTRDMA_PSN_MASK));
+	if (qp->req.comp_idx == qp->req.send_idx)
+		return;
+	slot = qp->req.comp_idx & (qp->sq.num_slots - 1);
+	s = &qp->swqe[slot];
+	if (s->wqe.opcode != IB_WR_RDMA_READ ||
+	    softrdma_psn_diff(psn, s->first_psn) < 0 ||
+	    softrdma_psn_diff(psn, s->last_psn) > 0)
+		return;
+	off = softrdma_psn_diff(psn, s->first_psn) * softrdma_mtu(qp);
+	if (off != qp->req.read_off || off + paylen > s->len)
+		return;		/* out of order: the timer asks again */
+	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge,
+			      s->wqe.num_sge, off, p, paylen, true,
+			      IB_ACCESS_LOCAL_WRITE)) {
+		softrdma_req_complete(qp, qp->req.comp_idx,
+				      IB_WC_LOC_PROT_ERR);
+		qp->req.comp_idx++;
+		softrdma_qp_fail(qp);
+		return;
+	}
+	qp->req.read_off += paylen;
+	if (op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY) {
+		qp->req.read_off = 0;
+		softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
+		qp->req.comp_idx++;
+		qp->req.retries = 0;
+		softrdma_comp_ack(qp, psn);
+	}
+}
+
+/* Send an ACK (or NAK, per @synd) for @psn. */
+static void softrdma_resp_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
+{
+	struct softrdma_aeth *aeth;
+	struct sk_buff *skb;
+
+	skb = softrdma_roce_alloc_skb(qp, SOFTRDMA_BTH_LEN + SOFTRDMA_AETH_LEN);
+	if (!skb)
+		return;
+	softrdma_bth_fill((struct softrdma_bth *)skb->data, RC_ACK, 0,
+			  qp->attrs.dest_qp_num, psn, false);
+	aeth = (struct softrdma_aeth *)(skb->data + SOFTRDMA_BTH_LEN);
+	aeth->smsn = htonl((u32)synd << 24 | (qp->resp.msn & SOFTRDMA_PSN_MASK));
+	softrdma_roce_xmit(qp, skb);
+}
+
+/* Answer an RDMA READ request: @len bytes at @va, from @psn on. */
+static void softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_mr *mr,
+			       u64 va, u32 len, u32 psn)
+{
+	u32 mtu = softrdma_mtu(qp);
+	u32 npkts = len ? DIV_ROUND_UP(len, mtu) : 1, i;
+
+	for (i = 0; i < npkts; i++) {
+		u32 paylen = min(len - i * mtu, mtu), pad = -paylen & 3;
+		bool first = i == 0, last = i + 1 == npkts;
+		bool aeth = first || last;
+		u8 op = first ? (last ? RC_READ_RESP_ONLY : RC_READ_RESP_FIRST) :
+				(last ? RC_READ_RESP_LAST : RC_READ_RESP_MIDDLE);
+		u32 hlen = SOFTRDMA_BTH_LEN + (aeth ? SOFTRDMA_AETH_LEN : 0);
+		struct sk_buff *skb;
+
+		skb = softrdma_roce_alloc_skb(qp, hlen + paylen + pad);
+		if (!skb)
+			return;
+		softrdma_bth_fill((struct softrdma_bth *)skb->data, op,
+				  pad << SOFTRDMA_BTH_PAD_SHIFT,
+				  qp->attrs.dest_qp_num,
+				  softrdma_psn_add(psn, i), false);
+		if (aeth) {
+			struct softrdma_aeth *a = (struct softrdma_aeth *)
+				(skb->data + SOFTRDMA_BTH_LEN);
+
+			a->smsn = htonl((u32)SOFTRDMA_AETH_ACK_NO_CREDIT << 24 |
+					(qp->resp.msn & SOFTRDMA_PSN_MASK));
+		}
+		if (paylen)
+			softrdma_mr_copy(mr, va + i * mtu, skb->data + hlen,
+					 paylen, false);
+		memset(skb->data + hlen + paylen, 0, pad);
+		softrdma_roce_xmit(qp, skb);
+	}
+}
+
+/* Answer a repeated READ request again (no change to epsn or MSN). */
+static void softrdma_resp_reread(struct softrdma_qp *qp, u8 *p, u32 len,
+				 u32 psn)
+{
+	struct softrdma_reth reth;
+	struct softrdma_mr *mr;
+	u32 rlen;
+	int err;
+
+	if (len < SOFTRDMA_RETH_LEN)
+		return;
+	memcpy(&reth, p, sizeof(reth));
+	rlen = ntohl(reth.len);
+	mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, ntohl(reth.rkey),
+			     be64_to_cpu(reth.va), rlen, IB_ACCESS_REMOTE_READ,
+			     &err);
+	if (!mr && rlen)
+		return;
+	softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
+	if (mr)
+		softrdma_mr_put(mr);
+}
+
+/* Take the next receive WQE off the ring. Return: false if there is none. */
+static bool softrdma_resp_take_recv(struct softrdma_qp *qp)
+{
+	struct softrdma_ring_hdr *hdr = qp->rq.hdr;
+	u32 prod = smp_load_acquire(&hdr->producer);
+	u32 cons = hdr->consumer;
+	u8 *slot;
+
+	if (softrdma_ring_used(prod, cons, qp->rq.num_slots) <= 0)
+		return false;
+	slot = softrdma_slot(&qp->rq, cons);
+	memcpy(&qp->resp.rwqe, slot, sizeof(qp->resp.rwqe));
+	if (qp->resp.rwqe.num_sge > qp->rq_max_sge)
+		qp->resp.rwqe.num_sge = 0;	/* completes with a length error */
+	memcpy(qp->resp.rsge, slot + SOFTRDMA_RECV_WQE_HDR_SIZE,
+	       qp->resp.rwqe.num_sge * sizeof(struct softrdma_sge));
+	qp->resp.roff = 0;
+	qp->resp.in_recv = true;
+	return true;
+}
+
+static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
+					u32 opcode, u32 byte_len, bool imm,
+					const u8 *immdt, bool solicited)
+{
+	struct softrdma_cqe cqe = {};
+
+	cqe.wr_id = qp->resp.rwqe.wr_id;
+	cqe.status = status;
+	cqe.opcode = opcode;
+	cqe.byte_len = byte_len;
+	cqe.qp_num = qp->ibqp.qp_num;
+	cqe.src_qp = qp->attrs.dest_qp_num;
+	if (imm) {
+		cqe.flags |= SOFTRDMA_CQE_WITH_IMM;
+		memcpy(&cqe.imm_data, immdt, SOFTRDMA_IMMDT_LEN);
+	}
+	softrdma_cq_post(qp->rcq, &cqe, solicited);
+	/* Release: the provider may reuse the slot. */
+	smp_store_release(&qp->rq.hdr->consumer, qp->rq.hdr->consumer + 1);
+	qp->resp.in_recv = false;
+}
+
+static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
+			      u32 psn, bool ackreq, u8 *p, u32 len)
+{
+	s32 d = softrdma_psn_diff(psn, qp->resp.epsn);
+	bool send = op <= RC_SEND_ONLY_IMM || op == RC_SEND_LAST_INV ||
+		    op == RC_SEND_ONLY_INV;
+	bool first = op == RC_SEND_FIRST || op == RC_SEND_ONLY ||
+		     op == RC_SEND_ONLY_IMM || op == RC_WRITE_FIRST ||
+		     op == RC_WRITE_ONLY || op == RC_WRITE_ONLY_IMM;
+	bool last = op == RC_SEND_LAST || op == RC_SEND_LAST_IMM ||
+		    op == RC_SEND_ONLY || op == RC_SEND_ONLY_IMM ||
+		    op == RC_WRITE_LAST || op == RC_WRITE_LAST_IMM ||
+		    op == RC_WRITE_ONLY || op == RC_WRITE_ONLY_IMM;
+	bool imm = op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
+		   op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM;
+	u32 pad = (flags >> SOFTRDMA_BTH_PAD_SHIFT) & 3;
+	struct softrdma_reth reth = {};
+	struct softrdma_mr *mr;
+	const u8 *immdt = NULL;
+	u32 paylen;
+	int err;
+
+	if (d > 0) {
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
+							       SOFTRDMA_PSN_MASK),
+					  SOFTRDMA_NAK_PSN_SEQ);
+		}
+		return;
+	}
+	if (d < 0 && op == RC_READ_REQUEST) {
+		/* A repeated READ: its responses were lost; send them again. */
+		softrdma_resp_reread(qp, p, len, psn);
+		return;
+	}
+	if (d < 0) {
+		/* A duplicate: acknowledge again what we have. */
+		softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
+						       SOFTRDMA_PSN_MASK),
+				  SOFTRDMA_AETH_ACK_NO_CREDIT);
+		return;
+	}
+	qp->resp.nak_sent = false;
+
+	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
+	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST) {
+		if (len < SOFTRDMA_RETH_LEN)
+			goto nak_invalid;
+		memcpy(&reth, p, sizeof(reth));
+		p += SOFTRDMA_RETH_LEN;
+		len -= SOFTRDMA_RETH_LEN;
+	}
+	if (imm) {
+		if (len < SOFTRDMA_IMMDT_LEN)
+			goto nak_invalid;
+		immdt = p;
+		p += SOFTRDMA_IMMDT_LEN;
+		len -= SOFTRDMA_IMMDT_LEN;
+	}
+	if (len < pad)
+		goto nak_invalid;
+	paylen = len - pad;
+
+	if (op == RC_READ_REQUEST) {
+		u32 rlen = ntohl(reth.len);
+		u32 npkts = rlen ? DIV_ROUND_UP(rlen, softrdma_mtu(qp)) : 1;
+
+		if (!(qp->attrs.access & IB_ACCESS_REMOTE_READ))
+			goto nak_access;
+		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, ntohl(reth.rkey),
+				     be64_to_cpu(reth.va), rlen,
+				     IB_ACCESS_REMOTE_READ, &err);
+		if (!mr && rlen)
+			goto nak_access;
+		qp->resp.msn++;
+		softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
+		if (mr)
+			softrdma_mr_put(mr);
+		qp->resp.epsn = softrdma_psn_add(psn, npkts);
+		return;
+	}
+
+	if (send) {
+		if (first && !softrdma_resp_take_recv(qp)) {
+			softrdma_resp_ack(qp, psn, 0x20 |
+					  (qp->attrs.min_rnr_timer & 0x1f));
+			return;
+		}
+		if (!qp->resp.in_recv)
+			goto nak_invalid;
+		if (paylen && softrdma_sge_copy(qp, qp->resp.rsge,
+						qp->resp.rwqe.num_sge,
+						qp->resp.roff, p, paylen, true,
+						IB_ACCESS_LOCAL_WRITE)) {
+			softrdma_resp_complete_recv(qp, IB_WC_LOC_LEN_ERR,
+						    IB_WC_RECV, 0, false, NULL,
+						    false);
+			goto nak_invalid;
+		}
+		qp->resp.roff += paylen;
+		if (last) {
+			softrdma_resp_complete_recv(qp, IB_WC_SUCCESS,
+						    IB_WC_RECV,
+						    qp->resp.roff, imm, immdt,
+						    flags & SOFTRDMA_BTH_SE);
+			qp->resp.msn++;
+		}
+	} else if (op >= RC_WRITE_FIRST && op <= RC_WRITE_ONLY_IMM) {
+		if (first) {
+			if (!(qp->attrs.access & IB_ACCESS_REMOTE_WRITE))
+				goto nak_access;
+			qp->resp.wva = be64_to_cpu(reth.va);
+			qp->resp.wrkey = ntohl(reth.rkey);
+			qp->resp.wlen = ntohl(reth.len);
+			qp->resp.woff = 0;
+			qp->resp.in_write = true;
+		}
+		if (!qp->resp.in_write ||
+		    qp->resp.woff + paylen > qp->resp.wlen)
+			goto nak_invalid;
+		if (imm && !softrdma_resp_take_recv(qp)) {
+			softrdma_resp_ack(qp, psn, 0x20 |
+					  (qp->attrs.min_rnr_timer & 0x1f));
+			return;
+		}
+		if (paylen) {
+			mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd,
+					     qp->resp.wrkey,
+					     qp->resp.wva + qp->resp.woff,
+					     paylen, IB_ACCESS_REMOTE_WRITE,
+					     &err);
+			if (!mr)
+				goto nak_access;
+			softrdma_mr_copy(mr, qp->resp.wva + qp->resp.woff, p,
+					 paylen, true);
+			softrdma_mr_put(mr);
+		}
+		qp->resp.woff += paylen;
+		if (last) {
+			qp->resp.in_write = false;
+			if (imm)
+				softrdma_resp_complete_recv(qp, IB_WC_SUCCESS,
+							    IB_WC_RECV_RDMA_WITH_IMM,
+							    qp->resp.wlen, true,
+							    immdt,
+							    flags & SOFTRDMA_BTH_SE);
+			qp->resp.msn++;
+		}
+	} else {
+		goto nak_invalid;
+	}
+	qp->resp.epsn = softrdma_psn_add(psn, 1);
+	if (ackreq)
+		softrdma_resp_ack(qp, psn, SOFTRDMA_AETH_ACK_NO_CREDIT);
+	return;
+
+nak_access:
+	softrdma_resp_ack(qp, psn, SOFTRDMA_NAK_REMOTE_ACCESS);
+	softrdma_qp_fail(qp);
+	return;
+nak_invalid:
+	softrdma_resp_ack(qp, psn, SOFTRDMA_NAK_INVALID_REQ);
+	softrdma_qp_fail(qp);
+}
+
+/* A RoCEv2 packet for us: @skb->data is the UDP header. Consumes @skb. */
+void softrdma_roce_rcv(struct sk_buff *skb)
+{
+	struct softrdma_bth *bth;
+	struct softrdma_dev *sdev;
+	struct softrdma_qp *qp = NULL;
+	u32 qpn, psn, apsn, len;
+	u8 op;
+
+	if (skb_linearize(skb) || !pskb_may_pull(skb, sizeof(struct udphdr)))
+		goto drop;
+	__skb_pull(skb, sizeof(struct udphdr));
+	if (skb->len < SOFTRDMA_BTH_LEN + SOFTRDMA_ICRC_LEN)
+		goto drop;
+	if (!softrdma_roce_icrc_ok(skb))
+		goto drop;
+	bth = (struct softrdma_bth *)skb->data;
+	qpn = ntohl(bth->qpn) & SOFTRDMA_QPN_MASK;
+	apsn = ntohl(bth->apsn);
+	psn = apsn & SOFTRDMA_PSN_MASK;
+	op = bth->opcode;
+
+	rcu_read_lock();
+	sdev = softrdma_roce_dev_by_netdev(skb->dev);
+	if (sdev) {
+		qp = xa_load(&sdev->qps, qpn);
+		if (qp && !refcount_inc_not_zero(&qp->refs))
+			qp = NULL;
+	}
+	rcu_read_unlock();
+	if (!qp)
+		goto drop;
+
+	len = skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN;
+	spin_lock_bh(&qp->lock);
+	if (READ_ONCE(qp->state) == IB_QPS_RTS &&
+	    op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK)
+		softrdma_comp_rcv(qp, op, bth->flags, psn,
+				  skb->data + SOFTRDMA_BTH_LEN, len);
+	else if ((READ_ONCE(qp->state) == IB_QPS_RTR ||
+		  READ_ONCE(qp->state) == IB_QPS_RTS) &&
+		 !(op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK))
+		softrdma_resp_rcv(qp, op, bth->flags, psn,
+				  apsn & SOFTRDMA_BTH_ACKREQ,
+				  skb->data + SOFTRDMA_BTH_LEN, len);
+	spin_unlock_bh(&qp->lock);
+	softrdma_qp_put(qp);
+drop:
+	kfree_skb(skb);
+}
+
+int softrdma_rc_qp_init(struct softrdma_qp *qp)
+{
+	size_t n = qp->sq.num_slots;
+
+	spin_lock_init(&qp->lock);
+	refcount_set(&qp->refs, 1);
+	init_completion(&qp->released);
+	timer_setup(&qp->req.timer, softrdma_req_timeout, 0);
+	qp->swqe = kvcalloc(n, sizeof(*qp->swqe), GFP_KERNEL);
+	qp->ssge = kvcalloc(n * qp->sq_max_sge, sizeof(*qp->ssge), GFP_KERNEL);
+	qp->sinline = kvzalloc(n * qp->max_inline, GFP_KERNEL);
+	if (!qp->swqe || !qp->ssge || !qp->sinline) {
+		softrdma_rc_qp_cleanup(qp);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void softrdma_rc_qp_cleanup(struct softrdma_qp *qp)
+{
+	del_timer_sync(&qp->req.timer);
+	kvfree(qp->swqe);
+	kvfree(qp->ssge);
+	kvfree(qp->sinline);
+	qp->swqe = NULL;
+	qp->ssge = NULL;
+	qp->sinline = NULL;
+}
+
+void softrdma_qp_put(struct softrdma_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refs))
+		complete(&qp->released);
+}

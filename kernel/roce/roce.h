@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * RoCEv2 wire format (IBTA Vol. 1 ch. 9, Annex A17): base and extended
+ * transport headers of the RC service, and the transport's entry points.
+ */
+#ifndef SOFTRDMA_ROCE_H
+#define SOFTRDMA_ROCE_H
+
+#include <linux/types.h>
+
+#define SOFTRDMA_ROCE_PORT	4791
+#define SOFTRDMA_BTH_LEN	12
+#define SOFTRDMA_RETH_LEN	16
+#define SOFTRDMA_AETH_LEN	4
+#define SOFTRDMA_IMMDT_LEN	4
+#define SOFTRDMA_ICRC_LEN	4
+#define SOFTRDMA_DEFAULT_PKEY	0xffff
+
+/* RC opcodes (transport 000b). */
+enum softrdma_rc_opcode {
+	RC_SEND_FIRST = 0x00,
+	RC_SEND_MIDDLE = 0x01,
+	RC_SEND_LAST = 0x02,
+	RC_SEND_LAST_IMM = 0x03,
+	RC_SEND_ONLY = 0x04,
+	RC_SEND_ONLY_IMM = 0x05,
+	RC_WRITE_FIRST = 0x06,
+	RC_WRITE_MIDDLE = 0x07,
+	RC_WRITE_LAST = 0x08,
+	RC_WRITE_LAST_IMM = 0x09,
+	RC_WRITE_ONLY = 0x0a,
+	RC_WRITE_ONLY_IMM = 0x0b,
+	RC_READ_REQUEST = 0x0c,
+	RC_READ_RESP_FIRST = 0x0d,
+	RC_READ_RESP_MIDDLE = 0x0e,
+	RC_READ_RESP_LAST = 0x0f,
+	RC_READ_RESP_ONLY = 0x10,
+	RC_ACK = 0x11,
+	RC_ATOMIC_ACK = 0x12,
+	RC_CMP_SWAP = 0x13,
+	RC_FETCH_ADD = 0x14,
+	RC_SEND_LAST_INV = 0x16,
+	RC_SEND_ONLY_INV = 0x17,
+};
+
+/* Base transport header, in wire order. */
+struct softrdma_bth {
+	u8 opcode;
+	u8 flags;		/* SE(7) M(6) PadCnt(5:4) TVer(3:0) */
+	__be16 pkey;
+	__be32 qpn;		/* F/B/resv8a(31:24) DestQP(23:0) */
+	__be32 apsn;		/* A(31) resv7 PSN(23:0) */
+} __packed;
+
+struct softrdma_reth {
+	__be64 va;
+	__be32 rkey;
+	__be32 len;
+} __packed;
+
+struct softrdma_aeth {
+	__be32 smsn;		/* syndrome(31:24) MSN(23:0) */
+} __packed;
+
+#define SOFTRDMA_BTH_SE		0x80
+#define SOFTRDMA_BTH_MIG	0x40
+#define SOFTRDMA_BTH_PAD_SHIFT	4
+#define SOFTRDMA_BTH_ACKREQ	0x80000000U
+#define SOFTRDMA_QPN_MASK	0x00ffffffU
+
+/* AETH syndromes (9.7.5.1). */
+#define SOFTRDMA_AETH_ACK		0x00	/* 000 + credits */
+#define SOFTRDMA_AETH_ACK_NO_CREDIT	0x1f	/* ACK, credits invalid */
+#define SOFTRDMA_AETH_NAK		0x60
+#define SOFTRDMA_NAK_PSN_SEQ		0x60
+#define SOFTRDMA_NAK_INVALID_REQ	0x61
+#define SOFTRDMA_NAK_REMOTE_ACCESS	0x62
+#define SOFTRDMA_NAK_REMOTE_OP		0x63
+
+static inline u32 softrdma_psn_add(u32 psn, u32 n)
+{
+	return (psn + n) & 0xffffff;
+}
+
+/* psn_a - psn_b as a signed 24-bit distance. */
+static inline s32 softrdma_psn_diff(u32 a, u32 b)
+{
+	return ((s32)((a - b) << 8)) >> 8;
+}
+
+#endif /* SOFTRDMA_ROCE_H */

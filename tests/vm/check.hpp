@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// TAP-style checks shared by the guest test programs.
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace vmtest {
+
+inline int failures = 0;
+inline int checks = 0;
+
+inline void check(bool ok, const std::string &what)
+{
+	++checks;
+	if (!ok)
+		++failures;
+	std::printf("%s %d - %s\n", ok ? "ok" : "not ok", checks, what.c_str());
+}
+
+inline void check_errno(int got, int want, const std::string &what)
+{
+	check(got == want,
+	      what + " (errno " + std::to_string(got) + ", want " + std::to_string(want) + ")");
+}
+
+inline ibv_context *open_by_name(std::string_view name)
+{
+	int n = 0;
+	ibv_device **list = ibv_get_device_list(&n);
+	ibv_context *ctx = nullptr;
+	for (int i = 0; list && i < n; ++i)
+		if (name == ibv_get_device_name(list[i]))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+inline int summary()
+{
+	std::printf("%d checks, %d failed\n", checks, failures);
+	return failures ? 1 : 0;
+}
+
+} // namespace vmtest
