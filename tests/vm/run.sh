@@ -127,6 +127,48 @@ test_qp_iwarp() {
 	"$QPTEST" si0 - -
 }
 
+# Interop: rdma_rxe on veth0 (initial namespace), softroce on veth1 (b).
+interop_setup() {
+	modprobe rdma_rxe
+	rdma link add rxe0 type rxe netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+}
+
+interop_cleanup() {
+	rdma link delete rxe0 2>/dev/null
+	modprobe -r rdma_rxe
+}
+
+test_interop_rxe_transfers() {
+	interop_setup
+	trap interop_cleanup EXIT
+	# rxe requests, softroce responds; then the other way round.
+	"$RCTEST" rxe0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+	"$RCTEST" sr1 ::ffff:10.0.0.2 rxe0 ::ffff:10.0.0.1
+}
+
+test_interop_rxe_pingpong() {
+	interop_setup
+	trap interop_cleanup EXIT
+	local g0 g1 size srv
+	g0=$(gid_index rxe0 ::ffff:10.0.0.1)
+	g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
+	for size in 1 4096 65536; do
+		# softroce serves, rxe connects.
+		ip netns exec b ibv_rc_pingpong -d sr1 -g "$g1" -s $size -n 20 -c >/tmp/srv.log 2>&1 &
+		srv=$!
+		sleep 1
+		ibv_rc_pingpong -d rxe0 -g "$g0" -s $size -n 20 -c 10.0.0.2
+		wait $srv || { cat /tmp/srv.log; return 1; }
+		# rxe serves, softroce connects.
+		ibv_rc_pingpong -d rxe0 -g "$g0" -s $size -n 20 -c >/tmp/srv.log 2>&1 &
+		srv=$!
+		sleep 1
+		ip netns exec b ibv_rc_pingpong -d sr1 -g "$g1" -s $size -n 20 -c 10.0.0.1
+		wait $srv || { cat /tmp/srv.log; return 1; }
+	done
+}
+
 test_any_name() {
 	rdma link add my_rdma_dev type softroce netdev veth0
 	rdma link add rdmadev2 type softiwarp netdev veth0
@@ -316,7 +358,7 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
-rc_transfers rc_pingpong any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
+rc_transfers rc_pingpong interop_rxe_transfers interop_rxe_pingpong any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
 DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers bad_input netdev_unregister \
