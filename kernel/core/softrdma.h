@@ -27,7 +27,7 @@
 #define SOFTRDMA_GID_TABLE_LEN	32
 #define SOFTRDMA_MAX_QP		0x10000
 #define SOFTRDMA_MAX_INLINE	512
-#define SOFTRDMA_MAX_RD_ATOMIC	16
+#define SOFTRDMA_MAX_RD_ATOMIC	128
 #define SOFTRDMA_PSN_MASK	0xffffff
 
 /* One softrdma device: an ib_device bound to one netdev, one port. */

@@ -169,6 +169,57 @@ test_interop_rxe_pingpong() {
 	done
 }
 
+PERF=$REPO/tests/vm/perftest.sh
+
+test_perftest_roce() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	local t size mode
+	for t in ib_send_lat ib_write_lat ib_read_lat ib_send_bw ib_write_bw ib_read_bw; do
+		for size in 2 65536; do
+			for mode in "" --use_old_post_send; do
+				echo "== $t -s $size $mode"
+				"$PERF" sr1 b sr0 - 10.0.0.2 $t -s $size -n 20 $mode
+			done
+		done
+	done
+}
+
+test_perftest_interop_rxe() {
+	interop_setup
+	trap interop_cleanup EXIT
+	local t
+	for t in ib_send_lat ib_write_lat ib_read_lat ib_write_bw ib_read_bw; do
+		echo "== $t: softroce serves, rxe connects"
+		"$PERF" sr1 b rxe0 - 10.0.0.2 $t -s 4096 -n 20
+		echo "== $t: rxe serves, softroce connects"
+		"$PERF" rxe0 - sr1 b 10.0.0.1 $t -s 4096 -n 20
+	done
+}
+
+# What went on the wire, checked by others: Wireshark's RoCE dissector
+# (payload heuristics off: they mistake payload bytes for protocols) and
+# our own ICRC checker, independent of the kernel's.
+test_wire_roce() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	tcpdump -i veth0 -w /tmp/wire.pcap udp port 4791 2>/dev/null &
+	local cap=$!
+	sleep 1
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 >/dev/null
+	"$PERF" sr1 b sr0 - 10.0.0.2 ib_write_bw -s 65536 -n 20 >/dev/null
+	sleep 1
+	kill -INT $cap
+	wait $cap
+	softrdma icrc-check /tmp/wire.pcap
+	local n bad
+	n=$(tshark -r /tmp/wire.pcap --only-protocols frame,eth,ip,udp,infiniband 2>/dev/null | grep -c RRoCE)
+	bad=$(tshark -r /tmp/wire.pcap --only-protocols frame,eth,ip,udp,infiniband \
+		-Y '_ws.malformed || _ws.expert.severity >= "Warning"' 2>/dev/null | wc -l)
+	echo "tshark: $n RoCEv2 packets, $bad malformed or flagged"
+	[ "$n" -gt 1000 ] && [ "$bad" = 0 ]
+}
+
 test_any_name() {
 	rdma link add my_rdma_dev type softroce netdev veth0
 	rdma link add rdmadev2 type softiwarp netdev veth0
@@ -358,7 +409,8 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
-rc_transfers rc_pingpong interop_rxe_transfers interop_rxe_pingpong any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
+rc_transfers rc_pingpong interop_rxe_transfers interop_rxe_pingpong \
+perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
 DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers bad_input netdev_unregister \

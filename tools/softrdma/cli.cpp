@@ -23,6 +23,13 @@ ParseResult parse(std::span<const std::string_view> args)
 		r.command.verb = Verb::version;
 	} else if (verb == "list") {
 		r.command.verb = Verb::list;
+	} else if (verb == "icrc-check") {
+		r.command.verb = Verb::icrc_check;
+		for (const std::string_view a : args.subspan(1))
+			r.command.files.emplace_back(a);
+		if (r.command.files.empty())
+			r.error = "icrc-check needs a capture file";
+		return r;
 	} else {
 		r.error = "unknown command '" + std::string(verb) + "'";
 		return r;
@@ -105,6 +112,8 @@ std::string usage()
 {
 	return "usage: softrdma COMMAND\n"
 	       "  list [--json]   softrdma devices: name, transport, netdev\n"
+	       "  icrc-check FILE...  recompute the ICRC of every RoCEv2 packet in\n"
+	       "                  pcap captures; fails on any mismatch\n"
 	       "  version         the tool's version and uverbs ABI\n"
 	       "  help            this text\n"
 	       "Create devices with: rdma link add NAME type softroce|softiwarp netdev IF\n";

@@ -11,11 +11,12 @@
 
 namespace softrdma::cli {
 
-enum class Verb { help, version, list };
+enum class Verb { help, version, list, icrc_check };
 
 struct Command {
 	Verb verb = Verb::help;
 	bool json = false;
+	std::vector<std::string> files; // icrc-check
 };
 
 struct ParseResult {

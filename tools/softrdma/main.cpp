@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "icrc.hpp"
 #include "softrdma-abi.h"
 
 int main(int argc, char **argv)
@@ -23,6 +24,22 @@ int main(int argc, char **argv)
 			  << SOFTRDMA_FW_SUB << " (uverbs ABI " << SOFTRDMA_UVERBS_ABI_VERSION
 			  << ")\n";
 		return 0;
+	case softrdma::cli::Verb::icrc_check: {
+		int rc = 0;
+		for (const auto &f : r.command.files) {
+			const auto rep = softrdma::icrc::check_pcap(f);
+			if (!rep.error.empty()) {
+				std::cerr << "softrdma: " << rep.error << '\n';
+				rc = 1;
+				continue;
+			}
+			std::cout << f << ": " << rep.roce << " RoCEv2 packets, " << rep.good
+				  << " ICRC good, " << rep.bad << " bad\n";
+			if (rep.bad || !rep.roce)
+				rc = 1;
+		}
+		return rc;
+	}
 	case softrdma::cli::Verb::list:
 		std::cout << softrdma::cli::format_devices(
 			softrdma::cli::list_devices("/sys/class/infiniband"), r.command.json);
