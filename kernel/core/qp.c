@@ -265,6 +265,7 @@ static void softrdma_qp_reset_rings(struct softrdma_qp *qp)
 	/* Release: the provider sees empty rings from here on. */
 	smp_store_release(&qp->sq.hdr->consumer,
 			  READ_ONCE(qp->sq.hdr->producer));
+	/* Likewise for the receive queue. */
 	smp_store_release(&qp->rq.hdr->consumer,
 			  READ_ONCE(qp->rq.hdr->producer));
 }

@@ -10,6 +10,7 @@
  */
 #include <linux/ip.h>
 #include <linux/udp.h>
+#include <linux/inetdevice.h>
 #include <net/ip.h>
 
 #include "softrdma.h"
@@ -527,9 +528,12 @@ static void softrdma_resp_reread(struct softrdma_qp *qp, u8 *p, u32 len,
 static bool softrdma_resp_take_recv(struct softrdma_qp *qp)
 {
 	struct softrdma_ring_hdr *hdr = qp->rq.hdr;
-	u32 prod = smp_load_acquire(&hdr->producer);
-	u32 cons = hdr->consumer;
+	u32 prod, cons;
 	u8 *slot;
+
+	/* Acquire pairs with the provider's release of its WQEs. */
+	prod = smp_load_acquire(&hdr->producer);
+	cons = hdr->consumer;
 
 	if (softrdma_ring_used(prod, cons, qp->rq.num_slots) <= 0)
 		return false;
@@ -738,6 +742,7 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 	struct softrdma_bth *bth;
 	struct softrdma_dev *sdev;
 	struct softrdma_qp *qp = NULL;
+	struct net_device *ndev;
 	u32 qpn, psn, apsn, len;
 	u8 op;
 
@@ -755,7 +760,11 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 	op = bth->opcode;
 
 	rcu_read_lock();
-	sdev = softrdma_roce_dev_by_netdev(skb->dev);
+	ndev = skb->dev;
+	/* Loopback to our own address arrives on lo: find its owner. */
+	if (ndev->flags & IFF_LOOPBACK)
+		ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
+	sdev = ndev ? softrdma_roce_dev_by_netdev(ndev) : NULL;
 	if (sdev) {
 		qp = xa_load(&sdev->qps, qpn);
 		if (qp && !refcount_inc_not_zero(&qp->refs))

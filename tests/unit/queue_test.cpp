@@ -6,6 +6,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "queue.hpp"
@@ -82,10 +83,10 @@ TEST(SendQueue, CopiesInlineData)
 {
 	Mem m(kSendSlot);
 	auto sq = make_sq(m);
-	const char a[] = "hello, ";
-	const char b[] = "world";
-	std::array<ibv_sge, 2> sge{{{reinterpret_cast<std::uintptr_t>(a), 7, 0},
-				    {reinterpret_cast<std::uintptr_t>(b), 5, 0}}};
+	const std::string_view a = "hello, ";
+	const std::string_view b = "world";
+	std::array<ibv_sge, 2> sge{{{reinterpret_cast<std::uintptr_t>(a.data()), 7, 0},
+				    {reinterpret_cast<std::uintptr_t>(b.data()), 5, 0}}};
 	ibv_send_wr wr{};
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = IBV_SEND_INLINE;

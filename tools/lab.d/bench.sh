@@ -1,34 +1,65 @@
 #!/usr/bin/env bash
-# tools/lab bench: ours vs rxe vs siw, side by side, measured in one boot of
-# the stock kernel (loopback on one device, median of interleaved rounds).
+# tools/lab bench: softrdma vs rxe vs siw, side by side, in one boot of the
+# stock kernel: loopback on one device (client and server on the same
+# device), median of BENCH_ROUNDS interleaved rounds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
 
 ROUNDS=${BENCH_ROUNDS:-3}
+ITERS=${BENCH_ITERS:-1000}
 exec "$LAB_REPO/tools/lab" run -- bash -c '
-rounds='"$ROUNDS"'
+rounds='"$ROUNDS"' iters='"$ITERS"'
 modprobe rdma_rxe
 modprobe siw
 rdma link add rxe0 type rxe netdev veth0
 rdma link add siw0 type siw netdev veth0
-rdma link add sr0 type softroce netdev veth0
-# typical latency (usec) of one perftest run on DEV
-lat() {
-	local dev=$1 test=$2; shift 2
-	$test -d "$dev" "$@" -s 2 -n 200 >/tmp/srv.out 2>&1 &
+# rxe holds UDP 4791 here: softroce lives in netns b.
+ip netns exec b rdma link add sr1 type softroce netdev veth1
+
+# run NS DEV IP TEST ARGS...: one loopback perftest run; prints its table row.
+run() {
+	local ns=$1 dev=$2 ip=$3 t=$4
+	shift 4
+	local pre=()
+	[ "$ns" = - ] || pre=(ip netns exec "$ns")
+	"${pre[@]}" timeout 120 $t -d "$dev" "$@" >/dev/null 2>&1 &
 	local srv=$!
 	sleep 1
-	$test -d "$dev" "$@" -s 2 -n 200 127.0.0.1 2>/dev/null |
-		awk "/^ *2 / {print \$5}"
-	wait $srv 2>/dev/null
+	"${pre[@]}" timeout 120 $t -d "$dev" "$@" "$ip" 2>/dev/null | grep -E "^ +[0-9]+ +[0-9]+ " | tail -n 1
+	wait $srv 2>/dev/null || true
 }
-median() { sort -n | awk "{a[NR]=\$1} END {if (NR) print a[int((NR+1)/2)]; else print \"n/a\"}"; }
-printf "%-22s %12s %12s %12s\n" metric rxe siw softrdma
-for t in ib_write_lat ib_send_lat ib_read_lat; do
-	r=$(for i in $(seq $rounds); do lat rxe0 $t; done | median)
-	s=$(for i in $(seq $rounds); do lat siw0 $t -R; done | median)
-	# softrdma has no queue pairs yet (issue [2] brings the data path).
-	printf "%-22s %12s %12s %12s\n" "$t 2 B (us)" "$r" "$s" n/a
-done
+median() { sort -g | awk "{a[NR]=\$1} END {if (NR) print a[int((NR+1)/2)]; else print \"-\"}"; }
+# measure METRIC_COLUMN TEST ARGS...: medians for rxe, siw, softrdma
+declare -A res
+measure() {
+	local key=$1 col=$2 t=$3
+	shift 3
+	local r
+	for r in $(seq $rounds); do
+		run - rxe0 10.0.0.1 $t "$@" | awk -v c=$col "{print \$c}" >>/tmp/b.$key.rxe
+		run - siw0 10.0.0.1 $t -R "$@" | awk -v c=$col "{print \$c}" >>/tmp/b.$key.siw
+		run b sr1 10.0.0.2 $t "$@" | awk -v c=$col "{print \$c}" >>/tmp/b.$key.sr
+	done
+	res[$key.rxe]=$(median </tmp/b.$key.rxe)
+	res[$key.siw]=$(median </tmp/b.$key.siw)
+	res[$key.sr]=$(median </tmp/b.$key.sr)
+}
+ratio() { awk -v a="$1" -v b="$2" "BEGIN { if (a+0 > 0 && b+0 > 0) printf \"%.2fx\", a / b; else print \"-\" }"; }
+measure write_lat 5 ib_write_lat -s 2 -n $iters
+measure send_lat 5 ib_send_lat -s 2 -n $iters
+measure read_lat 5 ib_read_lat -s 2 -n $iters
+measure write_bw 4 ib_write_bw -s 65536 -n $((iters / 2))
+measure write_pps 5 ib_write_bw -s 8 -n $iters
+printf "\n%-24s %10s %10s %10s %12s %12s\n" metric rxe siw softrdma "ours/rxe" "ours/siw"
+row() {
+	printf "%-24s %10s %10s %10s %12s %12s\n" "$1" "${res[$2.rxe]}" "${res[$2.siw]}" "${res[$2.sr]}" \
+		"$(ratio ${res[$2.sr]} ${res[$2.rxe]})" "$(ratio ${res[$2.sr]} ${res[$2.siw]})"
+}
+row "ib_write_lat 2 B (us)" write_lat
+row "ib_send_lat 2 B (us)" send_lat
+row "ib_read_lat 2 B (us)" read_lat
+row "ib_write_bw 64 KiB (MiB/s)" write_bw
+row "ib_write_bw 8 B (Mpps)" write_pps
+echo "(latency: typical usec, lower is better; bandwidth: higher is better; median of $rounds rounds)"
 '

@@ -14,12 +14,12 @@ namespace softrdma::icrc {
 // CRC-32 (IEEE 802.3, reflected), continuing from crc (0xffffffff to start).
 std::uint32_t crc32(std::uint32_t crc, std::span<const std::uint8_t> data);
 
-// The ICRC of a RoCEv2 packet given from its IP header (v4 or v6) on,
+// The ICRC of a RoCEv2 packet p given from its IP header (v4 or v6) on,
 // ICRC included at its end. nullopt if it is not a RoCEv2 packet.
-std::optional<std::uint32_t> compute(std::span<const std::uint8_t> ip_packet);
+std::optional<std::uint32_t> compute(std::span<const std::uint8_t> p);
 
 // The ICRC the packet carries (its last four bytes, little endian).
-std::optional<std::uint32_t> carried(std::span<const std::uint8_t> ip_packet);
+std::optional<std::uint32_t> carried(std::span<const std::uint8_t> p);
 
 struct Report {
 	unsigned roce = 0; // RoCEv2 packets seen
