@@ -54,7 +54,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	/* Kernel consumers and other QP types come with the transports. */
+	/* Not yet: kernel consumers, UD/GSI QPs, SRQs. */
 	if (!udata || init->qp_type != IB_QPT_RC || init->srq ||
 	    init->create_flags)
 		return -EOPNOTSUPP;
@@ -395,8 +395,13 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	ret = softrdma_check_qp_attr(qp, attr, mask);
 	if (ret)
 		goto out;
-	/* Send queue drain and its error state are not offered yet. */
-	if (next == IB_QPS_SQD || next == IB_QPS_SQE) {
+	/*
+	 * Not offered yet: send queue drain and its error state, and the
+	 * connected states of iWARP QPs (their transport is still to come).
+	 */
+	if (next == IB_QPS_SQD || next == IB_QPS_SQE ||
+	    (qp->sdev->transport == SOFTRDMA_TRANSPORT_IWARP &&
+	     (next == IB_QPS_RTR || next == IB_QPS_RTS))) {
 		ret = -EOPNOTSUPP;
 		goto out;
 	}

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Verbs shared by both transports: user contexts, PDs, CQs and MRs.
- * Queue pairs arrive with the transports; until then their verbs answer
- * -EOPNOTSUPP.
+ * Verbs shared by both transports: user contexts, PDs, CQs, MRs and the
+ * doorbells of user QPs (the QPs themselves are in qp.c).
  */
 #include <linux/random.h>
 #include <linux/slab.h>

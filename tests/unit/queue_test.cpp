@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aligned_ring.hpp"
 #include "queue.hpp"
 
 namespace {
@@ -18,25 +19,8 @@ constexpr std::uint32_t kMaxSge = 2;
 constexpr std::uint32_t kSendSlot = SOFTRDMA_SEND_WQE_HDR_SIZE + 64;
 constexpr std::uint32_t kRecvSlot = SOFTRDMA_RECV_WQE_HDR_SIZE + kMaxSge * sizeof(softrdma_sge);
 
-struct Mem {
-	explicit Mem(std::uint32_t slot_size)
-		: storage(SOFTRDMA_RING_HDR_SIZE + kSlots * slot_size + SOFTRDMA_CACHELINE),
-		  slot_size(slot_size)
-	{
-	}
-	std::span<std::byte> bytes()
-	{
-		auto p = reinterpret_cast<std::uintptr_t>(storage.data());
-		auto skip = (SOFTRDMA_CACHELINE - p % SOFTRDMA_CACHELINE) % SOFTRDMA_CACHELINE;
-		return std::span(storage).subspan(skip, storage.size() - SOFTRDMA_CACHELINE);
-	}
-	softrdma_ring_hdr &hdr() { return *reinterpret_cast<softrdma_ring_hdr *>(bytes().data()); }
-	std::span<std::byte> slot(std::uint32_t i)
-	{
-		return bytes().subspan(SOFTRDMA_RING_HDR_SIZE + (i % kSlots) * slot_size, slot_size);
-	}
-	std::vector<std::byte> storage;
-	std::uint32_t slot_size;
+struct Mem : AlignedRing {
+	explicit Mem(std::uint32_t slot_size) : AlignedRing(kSlots, slot_size) {}
 };
 
 softrdma::SendQueue make_sq(Mem &m)

@@ -7,36 +7,19 @@
 #include <cstring>
 #include <vector>
 
+#include "aligned_ring.hpp"
 #include "ring.hpp"
 
 namespace {
 
-// Cache-line aligned memory for a ring of n CQE slots.
-struct FakeCqRing {
-	explicit FakeCqRing(std::uint32_t n)
-		: storage(SOFTRDMA_RING_HDR_SIZE + std::size_t{n} * SOFTRDMA_CQE_SIZE +
-			  SOFTRDMA_CACHELINE),
-		  num_slots(n)
-	{
-	}
-	std::span<std::byte> bytes()
-	{
-		auto p = reinterpret_cast<std::uintptr_t>(storage.data());
-		auto skip = (SOFTRDMA_CACHELINE - p % SOFTRDMA_CACHELINE) % SOFTRDMA_CACHELINE;
-		return std::span(storage).subspan(skip, storage.size() - SOFTRDMA_CACHELINE);
-	}
-	softrdma_ring_hdr &hdr() { return *reinterpret_cast<softrdma_ring_hdr *>(bytes().data()); }
-	// The kernel's side: write a CQE into the slot of the producer index.
+// A CQ ring, with this test in the kernel's part.
+struct FakeCqRing : AlignedRing {
+	explicit FakeCqRing(std::uint32_t n) : AlignedRing(n, SOFTRDMA_CQE_SIZE) {}
 	void produce(const softrdma_cqe &cqe)
 	{
-		auto slot = bytes().subspan(SOFTRDMA_RING_HDR_SIZE +
-					    (hdr().producer & (num_slots - 1)) * SOFTRDMA_CQE_SIZE,
-					    SOFTRDMA_CQE_SIZE);
-		std::memcpy(slot.data(), &cqe, sizeof(cqe));
+		std::memcpy(slot(hdr().producer).data(), &cqe, sizeof(cqe));
 		hdr().producer++;
 	}
-	std::vector<std::byte> storage;
-	std::uint32_t num_slots;
 };
 
 softrdma_cqe make_cqe(std::uint64_t wr_id)

@@ -4,7 +4,10 @@
 
 #include <infiniband/verbs.h>
 
+#include <arpa/inet.h>
+
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -38,6 +41,20 @@ inline ibv_context *open_by_name(std::string_view name)
 	if (list)
 		ibv_free_device_list(list);
 	return ctx;
+}
+
+// The port-1 GID table index of the GID written as text (IPv6 notation,
+// e.g. ::ffff:10.0.0.1), stored into out; -1 if the table lacks it.
+inline int gid_index(ibv_context *ctx, const char *text, ibv_gid &out)
+{
+	if (inet_pton(AF_INET6, text, out.raw) != 1)
+		return -1;
+	for (int i = 0; i < 32; ++i) {
+		ibv_gid g{};
+		if (ibv_query_gid(ctx, 1, i, &g) == 0 && std::memcmp(g.raw, out.raw, 16) == 0)
+			return i;
+	}
+	return -1;
 }
 
 inline int summary()

@@ -24,19 +24,6 @@ using vmtest::check_errno;
 
 namespace {
 
-int gid_index(ibv_context *ctx, const char *text)
-{
-	ibv_gid want{};
-	if (inet_pton(AF_INET6, text, want.raw) != 1)
-		return -1;
-	for (int i = 0; i < 32; ++i) {
-		ibv_gid g{};
-		if (ibv_query_gid(ctx, 1, i, &g) == 0 && std::memcmp(g.raw, want.raw, 16) == 0)
-			return i;
-	}
-	return -1;
-}
-
 ibv_qp_state state_of(ibv_qp *qp)
 {
 	ibv_qp_attr a{};
@@ -179,7 +166,8 @@ int main(int argc, char **argv)
 
 	// RTR and RTS: the attributes each transition needs and accepts.
 	const bool rtr = std::string(argv[2]) != "-";
-	const int sgid = rtr ? gid_index(ctx, argv[2]) : 0;
+	ibv_gid local{};
+	const int sgid = rtr ? vmtest::gid_index(ctx, argv[2], local) : 0;
 	check(sgid >= 0, std::string("GID index of ") + argv[2]);
 	ibv_qp_attr r{};
 	r.qp_state = IBV_QPS_RTR;

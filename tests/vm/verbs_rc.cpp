@@ -34,24 +34,12 @@ struct Side {
 	ibv_gid gid{};
 };
 
-int find_gid(ibv_context *ctx, const char *text, ibv_gid &out)
-{
-	if (inet_pton(AF_INET6, text, out.raw) != 1)
-		return -1;
-	for (int i = 0; i < 32; ++i) {
-		ibv_gid g{};
-		if (ibv_query_gid(ctx, 1, i, &g) == 0 && std::memcmp(g.raw, out.raw, 16) == 0)
-			return i;
-	}
-	return -1;
-}
-
 bool setup(Side &s, const char *dev, const char *gid)
 {
 	s.ctx = vmtest::open_by_name(dev);
 	if (!s.ctx)
 		return false;
-	s.gid_index = find_gid(s.ctx, gid, s.gid);
+	s.gid_index = vmtest::gid_index(s.ctx, gid, s.gid);
 	s.pd = ibv_alloc_pd(s.ctx);
 	s.cq = ibv_create_cq(s.ctx, 256, nullptr, nullptr, 0);
 	s.mr = ibv_reg_mr(s.pd, s.buf.data(), kBuf,
