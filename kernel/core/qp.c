@@ -160,14 +160,6 @@ int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-/* Copy the header of the WQE at @idx out of the shared ring. */
-static void softrdma_wqe_copy(struct softrdma_ring *ring, u32 idx, void *dst,
-			      size_t len)
-{
-	memcpy(dst, (u8 *)ring->slots +
-	       (size_t)(idx & (ring->num_slots - 1)) * ring->slot_size, len);
-}
-
 /*
  * Complete every posted receive with IB_WC_WR_FLUSH_ERR. Returns -EIO if
  * the process left indices no peer could have made.
@@ -187,7 +179,7 @@ static int softrdma_flush_rq(struct softrdma_qp *qp)
 	if (used < 0)
 		return -EIO;
 	for (; cons != prod; cons++) {
-		softrdma_wqe_copy(&qp->rq, cons, &wqe, sizeof(wqe));
+		memcpy(&wqe, softrdma_ring_slot(&qp->rq, cons), sizeof(wqe));
 		memset(&cqe, 0, sizeof(cqe));
 		cqe.wr_id = wqe.wr_id;
 		cqe.status = IB_WC_WR_FLUSH_ERR;
@@ -236,7 +228,7 @@ static int softrdma_flush_sq(struct softrdma_qp *qp)
 	if (used < 0)
 		return -EIO;
 	for (; cons != prod; cons++) {
-		softrdma_wqe_copy(&qp->sq, cons, &wqe, sizeof(wqe));
+		memcpy(&wqe, softrdma_ring_slot(&qp->sq, cons), sizeof(wqe));
 		memset(&cqe, 0, sizeof(cqe));
 		cqe.wr_id = wqe.wr_id;
 		cqe.status = IB_WC_WR_FLUSH_ERR;

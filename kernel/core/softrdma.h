@@ -184,6 +184,14 @@ static inline struct softrdma_dev *to_sdev(struct ib_device *ibdev)
 	return container_of(ibdev, struct softrdma_dev, ibdev);
 }
 
+/* The slot of @ring that holds free-running index @idx. */
+static inline void *softrdma_ring_slot(const struct softrdma_ring *ring,
+				       u32 idx)
+{
+	return (u8 *)ring->slots +
+	       (size_t)(idx & (ring->num_slots - 1)) * ring->slot_size;
+}
+
 static inline struct softrdma_pd *to_spd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct softrdma_pd, ibpd);

@@ -153,7 +153,6 @@ static int softrdma_poll_cq(struct ib_cq *ibcq, int num_entries,
 {
 	struct softrdma_cq *cq = to_scq(ibcq);
 	struct softrdma_ring *ring = &cq->ring;
-	struct softrdma_cqe *slots = ring->slots;
 	unsigned long flags;
 	u32 prod, cons;
 	int n = 0;
@@ -163,8 +162,7 @@ static int softrdma_poll_cq(struct ib_cq *ibcq, int num_entries,
 	prod = smp_load_acquire(&ring->hdr->producer);
 	cons = ring->hdr->consumer;
 	while (n < num_entries && cons != prod) {
-		softrdma_cqe_to_wc(&slots[cons & (ring->num_slots - 1)],
-				   &wc[n]);
+		softrdma_cqe_to_wc(softrdma_ring_slot(ring, cons), &wc[n]);
 		wc[n].qp = NULL;
 		cons++;
 		n++;
@@ -213,8 +211,7 @@ int softrdma_cq_post(struct softrdma_cq *cq, const struct softrdma_cqe *cqe,
 		}
 		return -ENOSPC;
 	}
-	memcpy((u8 *)ring->slots + (size_t)(prod & (ring->num_slots - 1)) *
-	       ring->slot_size, cqe, sizeof(*cqe));
+	memcpy(softrdma_ring_slot(ring, prod), cqe, sizeof(*cqe));
 	/* Release: the consumer sees the CQE before the new index. */
 	smp_store_release(&hdr->producer, prod + 1);
 	if (cq->notify == IB_CQ_NEXT_COMP ||

@@ -21,12 +21,6 @@ static u32 softrdma_mtu(struct softrdma_qp *qp)
 	return ib_mtu_enum_to_int(qp->attrs.path_mtu);
 }
 
-static void *softrdma_slot(struct softrdma_ring *ring, u32 idx)
-{
-	return (u8 *)ring->slots +
-	       (size_t)(idx & (ring->num_slots - 1)) * ring->slot_size;
-}
-
 static void softrdma_bth_fill(struct softrdma_bth *bth, u8 opcode, u8 flags,
 			      u32 dqpn, u32 psn, bool ackreq)
 {
@@ -253,11 +247,11 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 	u32 slot = idx & (qp->sq.num_slots - 1);
 	struct softrdma_swqe *s = &qp->swqe[slot];
 	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
-	u8 *body = (u8 *)softrdma_slot(&qp->sq, idx) + SOFTRDMA_SEND_WQE_HDR_SIZE;
+	u8 *body = (u8 *)softrdma_ring_slot(&qp->sq, idx) + SOFTRDMA_SEND_WQE_HDR_SIZE;
 	u32 mtu = softrdma_mtu(qp), i;
 	u64 len = 0;
 
-	memcpy(&s->wqe, softrdma_slot(&qp->sq, idx), sizeof(s->wqe));
+	memcpy(&s->wqe, softrdma_ring_slot(&qp->sq, idx), sizeof(s->wqe));
 	s->len = 0;
 	switch (s->wqe.opcode) {
 	case IB_WR_SEND:
@@ -537,7 +531,7 @@ static bool softrdma_resp_take_recv(struct softrdma_qp *qp)
 
 	if (softrdma_ring_used(prod, cons, qp->rq.num_slots) <= 0)
 		return false;
-	slot = softrdma_slot(&qp->rq, cons);
+	slot = softrdma_ring_slot(&qp->rq, cons);
 	memcpy(&qp->resp.rwqe, slot, sizeof(qp->resp.rwqe));
 	if (qp->resp.rwqe.num_sge > qp->rq_max_sge)
 		qp->resp.rwqe.num_sge = 0;	/* completes with a length error */
