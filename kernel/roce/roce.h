@@ -62,6 +62,28 @@ struct softrdma_aeth {
 	__be32 smsn;		/* syndrome(31:24) MSN(23:0) */
 } __packed;
 
+/* Atomic extended transport header (9.3.4). */
+struct softrdma_atomic_eth {
+	__be64 va;
+	__be32 rkey;
+	__be64 swap_add;
+	__be64 compare;
+} __packed;
+
+/* Atomic acknowledge extended transport header (9.3.6). */
+struct softrdma_atomic_ack_eth {
+	__be64 orig;
+} __packed;
+
+/* Invalidate extended transport header (9.3.7). */
+struct softrdma_ieth {
+	__be32 rkey;
+} __packed;
+
+#define SOFTRDMA_ATOMIC_ETH_LEN		28
+#define SOFTRDMA_ATOMIC_ACK_ETH_LEN	8
+#define SOFTRDMA_IETH_LEN		4
+
 #define SOFTRDMA_BTH_SE		0x80
 #define SOFTRDMA_BTH_MIG	0x40
 #define SOFTRDMA_BTH_PAD_SHIFT	4

@@ -35,6 +35,30 @@ finish() {
 	while :; do :; done
 }
 
+# Boot with this repository's build, whatever another checkout installed in
+# the shared lab root: the copies land on the guest's tmpfs overlay.
+install_build() {
+	local b=$LAB_REPO/build kv mods
+	kv=$(uname -r)
+	mods=/lib/modules/$kv/updates
+	mkdir -p $mods
+	[ -f $b/kmod-$LAB_KERNEL/softrdma.ko ] &&
+		cp $b/kmod-$LAB_KERNEL/softrdma.ko $mods/
+	[ -f $b/kmod-debug/tests/kunit/softrdma_kunit.ko ] && [ "$LAB_KERNEL" = debug ] &&
+		cp $b/kmod-debug/tests/kunit/softrdma_kunit.ko $mods/
+	{ grep -q 'updates/softrdma.ko' /lib/modules/$kv/modules.dep &&
+		{ [ "$LAB_KERNEL" != debug ] ||
+			grep -q softrdma_kunit /lib/modules/$kv/modules.dep; }; } ||
+		depmod -a
+	if [ -f $b/user/libsoftrdma-rdmav34.so ]; then
+		cp $b/user/libsoftrdma-rdmav34.so /usr/lib/x86_64-linux-gnu/libibverbs/
+		echo "driver softrdma" >/etc/libibverbs.d/softrdma.driver
+	fi
+	[ -x $b/user/softrdma ] && cp $b/user/softrdma /usr/bin/softrdma
+	return 0
+}
+install_build
+
 kmemleak=/sys/kernel/debug/kmemleak
 if [ -w $kmemleak ]; then
 	# Forget what boot itself left behind; only the run's leaks count.
