@@ -344,7 +344,8 @@ static int sr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	ret = softrdma_qp_post_send(qp->rings, wr, bad_wr);
 	if (ret && *bad_wr == wr)
 		return ret;
-	kret = sr_kick(ibqp, true);
+	/* While the kernel polls the queue, publishing was enough. */
+	kret = softrdma_qp_sq_need_wakeup(qp->rings) ? sr_kick(ibqp, true) : 0;
 	return ret ? ret : kret;
 }
 
@@ -361,8 +362,11 @@ static int sr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	ret = softrdma_qp_post_recv(qp->rings, wr, bad_wr);
 	if (ret && *bad_wr == wr)
 		return ret;
-	/* Receives wait for packets; only a QP in error needs telling. */
-	if (qp->state == IBV_QPS_ERR)
+	/*
+	 * Receives wait for packets; only a QP in error needs telling (the
+	 * kernel flags the ring when it moved the QP there on its own).
+	 */
+	if (qp->state == IBV_QPS_ERR || softrdma_qp_rq_need_wakeup(qp->rings))
 		kret = sr_kick(ibqp, false);
 	return ret ? ret : kret;
 }

@@ -90,6 +90,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rcq = to_scq(init->recv_cq);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	mutex_init(&qp->state_lock);
+	INIT_LIST_HEAD(&qp->poll_node);
 
 	ret = softrdma_ring_init(&qp->sq, sq_slots,
 				 softrdma_sq_slot_size(qp->sq_max_sge,
@@ -103,6 +104,8 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ret = softrdma_rc_qp_init(qp);
 	if (ret)
 		goto err_rq;
+	/* Nobody polls the new SQ: the provider kicks. */
+	qp->sq.hdr->flags = SOFTRDMA_RING_NEED_WAKEUP;
 
 	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
 			      XA_LIMIT(SOFTRDMA_QPN_MIN, SOFTRDMA_QPN_MAX),
@@ -148,6 +151,7 @@ int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct softrdma_qp *qp = to_sqp(ibqp);
 
 	xa_erase(&qp->sdev->qps, ibqp->qp_num);
+	softrdma_poll_del(qp);
 	/* Packets found the QP under RCU; then they hold a reference. */
 	synchronize_rcu();
 	softrdma_qp_put(qp);
@@ -410,6 +414,8 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->resp.in_recv = false;
 		qp->resp.in_write = false;
 		qp->resp.nak_sent = false;
+		memset(qp->resp.atomics, 0, sizeof(qp->resp.atomics));
+		qp->resp.atomic_next = 0;
 	}
 	if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
 		qp->req.psn = qp->attrs.sq_psn;
@@ -418,12 +424,19 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->req.retries = 0;
 		qp->req.rnr_retries = 0;
 		qp->req.read_off = 0;
+		qp->req.rd_atomic = 0;
 	}
 	WRITE_ONCE(qp->state, next);
-	if (next == IB_QPS_RESET)
+	if (next != IB_QPS_RTS)
+		softrdma_qp_need_wakeup(qp);
+	if (next == IB_QPS_RESET) {
 		softrdma_qp_reset_rings(qp);
-	else if (next == IB_QPS_ERR)
+		softrdma_ring_clear_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
+	} else if (next == IB_QPS_ERR) {
+		/* Receives posted from now on must be flushed: kick. */
+		softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
 		softrdma_qp_flush(qp);
+	}
 	spin_unlock_bh(&qp->lock);
 	if (next == IB_QPS_RESET || next == IB_QPS_ERR)
 		del_timer_sync(&qp->req.timer);
@@ -497,5 +510,7 @@ int softrdma_qp_kick(struct softrdma_qp *qp)
 		break;
 	}
 	spin_unlock_bh(&qp->lock);
+	if (!ret && qp->state == IB_QPS_RTS)
+		softrdma_poll_add(qp);
 	return ret;
 }

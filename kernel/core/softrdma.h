@@ -131,6 +131,7 @@ struct softrdma_qp {
 		u32 send_idx;		/* next WQE to send */
 		u32 comp_idx;		/* oldest WQE not completed */
 		u32 read_off;		/* bytes of the oldest READ arrived */
+		u32 rd_atomic;		/* READs and atomics in flight */
 		u8 retries;
 		u8 rnr_retries;
 		struct timer_list timer;
@@ -144,12 +145,22 @@ struct softrdma_qp {
 		u32 roff;
 		struct softrdma_recv_wqe rwqe;
 		struct softrdma_sge rsge[SOFTRDMA_MAX_SGE];
+		/* Results of the last atomics, for duplicates to replay. */
+		struct softrdma_atomic_res {
+			u64 orig;
+			u32 psn;
+			bool valid;
+		} atomics[SOFTRDMA_MAX_RD_ATOMIC];
+		u32 atomic_next;
 		u64 wva;
 		u32 wrkey;
 		u32 wlen;
 		u32 woff;
 	} resp;
 	struct softrdma_qp_attrs attrs;
+	struct list_head poll_node;	/* on the poller's list */
+	ktime_t poll_last;		/* when the poller last found work */
+	bool poll_dead;			/* never to be polled again */
 	struct softrdma_ring sq;
 	struct softrdma_ring rq;
 	struct softrdma_cq *scq;
@@ -190,6 +201,18 @@ static inline void *softrdma_ring_slot(const struct softrdma_ring *ring,
 {
 	return (u8 *)ring->slots +
 	       (size_t)(idx & (ring->num_slots - 1)) * ring->slot_size;
+}
+
+/* Ring flags are the kernel's to write; callers serialise per ring. */
+static inline void softrdma_ring_set_flag(struct softrdma_ring *ring, u32 flag)
+{
+	WRITE_ONCE(ring->hdr->flags, READ_ONCE(ring->hdr->flags) | flag);
+}
+
+static inline void softrdma_ring_clear_flag(struct softrdma_ring *ring,
+					    u32 flag)
+{
+	WRITE_ONCE(ring->hdr->flags, READ_ONCE(ring->hdr->flags) & ~flag);
 }
 
 static inline struct softrdma_pd *to_spd(struct ib_pd *ibpd)
@@ -245,6 +268,13 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int softrdma_qp_kick(struct softrdma_qp *qp);
 void softrdma_qp_flush(struct softrdma_qp *qp);
 
+/* poll.c */
+int softrdma_poll_init(void);
+void softrdma_poll_exit(void);
+void softrdma_poll_add(struct softrdma_qp *qp);
+void softrdma_poll_del(struct softrdma_qp *qp);
+void softrdma_qp_need_wakeup(struct softrdma_qp *qp);
+
 /* mem.c */
 int softrdma_mr_init_pages(struct softrdma_mr *mr);
 void softrdma_mr_quiesce(struct softrdma_mr *mr);
@@ -254,6 +284,8 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 void softrdma_mr_put(struct softrdma_mr *mr);
 void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
+int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova, bool cmp_swap,
+		       u64 compare, u64 swap_add, u64 *orig);
 u32 softrdma_wc_opcode(u32 wr_opcode);
 
 /* ring.c */
@@ -285,6 +317,7 @@ u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 /* roce/rc.c */
 void softrdma_roce_rcv(struct sk_buff *skb);
 void softrdma_req_run(struct softrdma_qp *qp);
+bool softrdma_req_pending(struct softrdma_qp *qp);
 int softrdma_rc_qp_init(struct softrdma_qp *qp);
 void softrdma_rc_qp_cleanup(struct softrdma_qp *qp);
 void softrdma_qp_put(struct softrdma_qp *qp);

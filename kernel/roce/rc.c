@@ -91,9 +91,12 @@ out:
 static void softrdma_qp_fail(struct softrdma_qp *qp)
 {
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	softrdma_qp_need_wakeup(qp);
+	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
 	softrdma_qp_flush(qp);
 	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
 	qp->req.comp_idx = qp->req.send_idx;
+	qp->req.rd_atomic = 0;
 	qp->resp.in_recv = false;
 }
 
@@ -112,6 +115,13 @@ static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		return first ? (last ? RC_WRITE_ONLY_IMM : RC_WRITE_FIRST) :
 			       (last ? RC_WRITE_LAST_IMM : RC_WRITE_MIDDLE);
+	case IB_WR_SEND_WITH_INV:
+		return first ? (last ? RC_SEND_ONLY_INV : RC_SEND_FIRST) :
+			       (last ? RC_SEND_LAST_INV : RC_SEND_MIDDLE);
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return RC_CMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return RC_FETCH_ADD;
 	default:
 		return RC_READ_REQUEST;
 	}
@@ -130,7 +140,7 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	u8 *p, flags = 0;
 	int err;
 
-	if (op == RC_READ_REQUEST) {
+	if (op == RC_READ_REQUEST || op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
 		off = 0;
 		paylen = 0;
 	} else {
@@ -143,8 +153,11 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST)
 		hlen += SOFTRDMA_RETH_LEN;
 	if (op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
-	    op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM)
-		hlen += SOFTRDMA_IMMDT_LEN;
+	    op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM ||
+	    op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV)
+		hlen += SOFTRDMA_IMMDT_LEN;	/* ImmDt or IETH: same size */
+	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD)
+		hlen += SOFTRDMA_ATOMIC_ETH_LEN;
 
 	skb = softrdma_roce_alloc_skb(qp, hlen + paylen + pad);
 	if (!skb)
@@ -156,7 +169,20 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	softrdma_bth_fill(bth, op, flags, qp->attrs.dest_qp_num,
 			  softrdma_psn_add(s->first_psn, pkt), last);
 	p = skb->data + SOFTRDMA_BTH_LEN;
-	if (hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
+	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
+		struct softrdma_atomic_eth *ae = (struct softrdma_atomic_eth *)p;
+
+		ae->va = cpu_to_be64(s->wqe.remote_addr);
+		ae->rkey = htonl(s->wqe.rkey);
+		if (op == RC_CMP_SWAP) {
+			ae->swap_add = cpu_to_be64(s->wqe.swap);
+			ae->compare = cpu_to_be64(s->wqe.compare_add);
+		} else {
+			ae->swap_add = cpu_to_be64(s->wqe.compare_add);
+			ae->compare = 0;
+		}
+		p += SOFTRDMA_ATOMIC_ETH_LEN;
+	} else if (hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
 		struct softrdma_reth *reth = (struct softrdma_reth *)p;
 
 		reth->va = cpu_to_be64(s->wqe.remote_addr);
@@ -165,8 +191,14 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 		p += SOFTRDMA_RETH_LEN;
 	}
 	if (p < skb->data + hlen) {
-		/* Immediate data travels as the application wrote it. */
-		memcpy(p, &s->wqe.imm_data, SOFTRDMA_IMMDT_LEN);
+		if (op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV) {
+			__be32 rkey = htonl(s->wqe.imm_data);
+
+			memcpy(p, &rkey, SOFTRDMA_IETH_LEN);
+		} else {
+			/* Immediate data travels as the application wrote it. */
+			memcpy(p, &s->wqe.imm_data, SOFTRDMA_IMMDT_LEN);
+		}
 		p += SOFTRDMA_IMMDT_LEN;
 	}
 	if (paylen) {
@@ -216,7 +248,8 @@ static void softrdma_req_resend(struct softrdma_qp *qp, u32 from)
 				break;
 		}
 	}
-	softrdma_req_arm_timer(qp);
+	if (qp->req.comp_idx != qp->req.send_idx)
+		softrdma_req_arm_timer(qp);
 }
 
 static void softrdma_req_timeout(struct timer_list *t)
@@ -241,6 +274,37 @@ out:
 	spin_unlock_bh(&qp->lock);
 }
 
+static bool softrdma_is_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Operations that wait for a response carrying data, and count against
+ * the QP's max_rd_atomic.
+ */
+static bool softrdma_is_rd_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_RDMA_READ || softrdma_is_atomic(wr_opcode);
+}
+
+/*
+ * May the WQE at @idx go now? Not while max_rd_atomic READs and atomics
+ * are in flight if it is one more, nor past a fence while any is.
+ */
+static bool softrdma_req_may_send(struct softrdma_qp *qp, u32 idx)
+{
+	const struct softrdma_send_wqe *w = softrdma_ring_slot(&qp->sq, idx);
+	u32 op = READ_ONCE(w->opcode), flags = READ_ONCE(w->flags);
+
+	if (!qp->req.rd_atomic)
+		return true;
+	if (flags & SOFTRDMA_WQE_FENCE)
+		return false;
+	return !softrdma_is_rd_atomic(op) ||
+	       qp->req.rd_atomic < max_t(u32, qp->attrs.max_rd_atomic, 1);
+}
+
 /* Take a new WQE off the ring into the kernel's copy. Return: WC status. */
 static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 {
@@ -259,7 +323,18 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
+	case IB_WR_SEND_WITH_INV:
 		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		/* The original value lands in one local 8-byte buffer. */
+		if (s->wqe.flags & SOFTRDMA_WQE_INLINE || s->wqe.num_sge != 1)
+			return IB_WC_LOC_QP_OP_ERR;
+		memcpy(sge, body, sizeof(*sge));
+		if (sge->length < sizeof(u64))
+			return IB_WC_LOC_LEN_ERR;
+		s->len = sizeof(u64);
+		goto sized;
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
@@ -280,11 +355,28 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 	if (len > qp->sdev->ibdev.attrs.max_mr_size || len > U32_MAX)
 		return IB_WC_LOC_LEN_ERR;
 	s->len = len;
-	s->npkts = len ? DIV_ROUND_UP(s->len, mtu) : 1;
+sized:
+	if (softrdma_is_rd_atomic(s->wqe.opcode)) {
+		qp->req.rd_atomic++;
+		s->npkts = softrdma_is_atomic(s->wqe.opcode) ? 1 :
+			   DIV_ROUND_UP(s->len, mtu);
+	} else {
+		s->npkts = DIV_ROUND_UP(s->len, mtu);
+	}
+	if (!s->npkts)
+		s->npkts = 1;
 	s->first_psn = qp->req.psn;
 	s->last_psn = softrdma_psn_add(qp->req.psn, s->npkts - 1);
 	qp->req.psn = softrdma_psn_add(qp->req.psn, s->npkts);
 	return IB_WC_SUCCESS;
+}
+
+/* Has the provider published WQEs the requester has not taken yet? */
+bool softrdma_req_pending(struct softrdma_qp *qp)
+{
+	/* Acquire pairs with the provider's release of its WQEs. */
+	return smp_load_acquire(&qp->sq.hdr->producer) != qp->req.send_idx &&
+	       softrdma_req_may_send(qp, qp->req.send_idx);
 }
 
 /* The requester: send the WQEs the provider has published. */
@@ -301,7 +393,14 @@ void softrdma_req_run(struct softrdma_qp *qp)
 	}
 	while (qp->req.send_idx != prod) {
 		u32 idx = qp->req.send_idx;
-		u32 status = softrdma_req_take(qp, idx);
+		u32 status;
+
+		/* The provider's fields are only a hint here; the copy
+		 * taken below is what counts.
+		 */
+		if (!softrdma_req_may_send(qp, idx))
+			break;
+		status = softrdma_req_take(qp, idx);
 		struct softrdma_swqe *s =
 			&qp->swqe[idx & (qp->sq.num_slots - 1)];
 
@@ -341,7 +440,7 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 			&qp->swqe[qp->req.comp_idx & (qp->sq.num_slots - 1)];
 
 		if (softrdma_psn_diff(s->last_psn, psn) > 0 ||
-		    s->wqe.opcode == IB_WR_RDMA_READ)
+		    softrdma_is_rd_atomic(s->wqe.opcode))
 			break;
 		softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 		qp->req.comp_idx++;
@@ -353,6 +452,52 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 		softrdma_req_arm_timer(qp);
 }
 
+/*
+ * The oldest WQE, a READ or an atomic, has its whole response: complete it,
+ * then what an ACK of @psn covers, and send what waited for it.
+ */
+static void softrdma_comp_rd_atomic_done(struct softrdma_qp *qp, u32 psn)
+{
+	softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
+	qp->req.comp_idx++;
+	qp->req.retries = 0;
+	qp->req.rd_atomic--;
+	softrdma_comp_ack(qp, psn);
+	softrdma_req_run(qp);
+}
+
+/* An atomic acknowledge: the original value for the oldest WQE. */
+static void softrdma_comp_atomic(struct softrdma_qp *qp, u32 psn, u8 *p,
+				 u32 len)
+{
+	struct softrdma_atomic_ack_eth ack;
+	struct softrdma_swqe *s;
+	u32 slot;
+	u64 orig;
+
+	if (len < SOFTRDMA_ATOMIC_ACK_ETH_LEN)
+		return;
+	memcpy(&ack, p, sizeof(ack));
+	softrdma_comp_ack(qp, softrdma_psn_add(psn, SOFTRDMA_PSN_MASK));
+	if (qp->req.comp_idx == qp->req.send_idx)
+		return;
+	slot = qp->req.comp_idx & (qp->sq.num_slots - 1);
+	s = &qp->swqe[slot];
+	if (!softrdma_is_atomic(s->wqe.opcode) || s->first_psn != psn)
+		return;		/* stale or foreign: the timer asks again */
+	orig = be64_to_cpu(ack.orig);
+	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge, 1,
+			      0, &orig, sizeof(orig), true,
+			      IB_ACCESS_LOCAL_WRITE)) {
+		softrdma_req_complete(qp, qp->req.comp_idx,
+				      IB_WC_LOC_PROT_ERR);
+		qp->req.comp_idx++;
+		softrdma_qp_fail(qp);
+		return;
+	}
+	softrdma_comp_rd_atomic_done(qp, psn);
+}
+
 static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			      u32 psn, u8 *p, u32 paylen)
 {
@@ -362,7 +507,8 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	u32 synd = 0, slot, off;
 
 	if (op == RC_ACK || op == RC_READ_RESP_FIRST ||
-	    op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY) {
+	    op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY ||
+	    op == RC_ATOMIC_ACK) {
 		struct softrdma_aeth *aeth = (struct softrdma_aeth *)p;
 
 		if (paylen < SOFTRDMA_AETH_LEN)
@@ -406,6 +552,11 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		return;
 	}
 
+	if (op == RC_ATOMIC_ACK) {
+		softrdma_comp_atomic(qp, psn, p, paylen);
+		return;
+	}
+
 	/* A read response: for the oldest WQE, which must be that READ. */
 	if (op < RC_READ_RESP_FIRST || op > RC_READ_RESP_ONLY || paylen < pad)
 		return;
@@ -434,10 +585,7 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	qp->req.read_off += paylen;
 	if (op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY) {
 		qp->req.read_off = 0;
-		softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
-		qp->req.comp_idx++;
-		qp->req.retries = 0;
-		softrdma_comp_ack(qp, psn);
+		softrdma_comp_rd_atomic_done(qp, psn);
 	}
 }
 
@@ -455,6 +603,84 @@ static void softrdma_resp_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
 	aeth = (struct softrdma_aeth *)(skb->data + SOFTRDMA_BTH_LEN);
 	aeth->smsn = htonl((u32)synd << 24 | (qp->resp.msn & SOFTRDMA_PSN_MASK));
 	softrdma_roce_xmit(qp, skb);
+}
+
+/* Send an atomic acknowledge of @psn carrying @orig. */
+static void softrdma_resp_atomic_ack(struct softrdma_qp *qp, u32 psn, u64 orig)
+{
+	struct softrdma_atomic_ack_eth *ack;
+	struct softrdma_aeth *aeth;
+	struct sk_buff *skb;
+
+	skb = softrdma_roce_alloc_skb(qp, SOFTRDMA_BTH_LEN + SOFTRDMA_AETH_LEN +
+				      SOFTRDMA_ATOMIC_ACK_ETH_LEN);
+	if (!skb)
+		return;
+	softrdma_bth_fill((struct softrdma_bth *)skb->data, RC_ATOMIC_ACK, 0,
+			  qp->attrs.dest_qp_num, psn, false);
+	aeth = (struct softrdma_aeth *)(skb->data + SOFTRDMA_BTH_LEN);
+	aeth->smsn = htonl((u32)SOFTRDMA_AETH_ACK_NO_CREDIT << 24 |
+			   (qp->resp.msn & SOFTRDMA_PSN_MASK));
+	ack = (struct softrdma_atomic_ack_eth *)(aeth + 1);
+	ack->orig = cpu_to_be64(orig);
+	softrdma_roce_xmit(qp, skb);
+}
+
+/*
+ * A new atomic request at @psn: execute it once, remember its result for
+ * duplicates, acknowledge it. Return: 0 or the NAK syndrome to send.
+ */
+static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
+			       u32 len)
+{
+	struct softrdma_atomic_eth ae;
+	struct softrdma_atomic_res *res;
+	struct softrdma_mr *mr;
+	u64 va, orig;
+	int err;
+
+	if (len < SOFTRDMA_ATOMIC_ETH_LEN)
+		return SOFTRDMA_NAK_INVALID_REQ;
+	memcpy(&ae, p, sizeof(ae));
+	va = be64_to_cpu(ae.va);
+	if (!(qp->attrs.access & IB_ACCESS_REMOTE_ATOMIC))
+		return SOFTRDMA_NAK_REMOTE_ACCESS;
+	if (va & 7)
+		return SOFTRDMA_NAK_INVALID_REQ;
+	mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, ntohl(ae.rkey), va,
+			     sizeof(u64), IB_ACCESS_REMOTE_ATOMIC, &err);
+	if (!mr)
+		return SOFTRDMA_NAK_REMOTE_ACCESS;
+	err = softrdma_mr_atomic(mr, va, op == RC_CMP_SWAP,
+				 be64_to_cpu(ae.compare),
+				 be64_to_cpu(ae.swap_add), &orig);
+	softrdma_mr_put(mr);
+	if (err)
+		return SOFTRDMA_NAK_INVALID_REQ;
+	res = &qp->resp.atomics[qp->resp.atomic_next++ %
+				ARRAY_SIZE(qp->resp.atomics)];
+	res->psn = psn;
+	res->orig = orig;
+	res->valid = true;
+	qp->resp.msn++;
+	softrdma_resp_atomic_ack(qp, psn, orig);
+	return 0;
+}
+
+/* A repeated atomic: answer with the result it had, never execute again. */
+static void softrdma_resp_reatomic(struct softrdma_qp *qp, u32 psn)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(qp->resp.atomics); i++) {
+		struct softrdma_atomic_res *res = &qp->resp.atomics[i];
+
+		if (res->valid && res->psn == psn) {
+			softrdma_resp_atomic_ack(qp, psn, res->orig);
+			return;
+		}
+	}
+	/* Too old to remember: the requester gave up on it long ago. */
 }
 
 /* Answer an RDMA READ request: @len bytes at @va, from @psn on. */
@@ -570,11 +796,13 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	s32 d = softrdma_psn_diff(psn, qp->resp.epsn);
 	bool send = op <= RC_SEND_ONLY_IMM || op == RC_SEND_LAST_INV ||
 		    op == RC_SEND_ONLY_INV;
+	bool inv = op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV;
 	bool first = op == RC_SEND_FIRST || op == RC_SEND_ONLY ||
 		     op == RC_SEND_ONLY_IMM || op == RC_WRITE_FIRST ||
-		     op == RC_WRITE_ONLY || op == RC_WRITE_ONLY_IMM;
+		     op == RC_WRITE_ONLY || op == RC_WRITE_ONLY_IMM ||
+		     op == RC_SEND_ONLY_INV;
 	bool last = op == RC_SEND_LAST || op == RC_SEND_LAST_IMM ||
-		    op == RC_SEND_ONLY || op == RC_SEND_ONLY_IMM ||
+		    op == RC_SEND_ONLY || op == RC_SEND_ONLY_IMM || inv ||
 		    op == RC_WRITE_LAST || op == RC_WRITE_LAST_IMM ||
 		    op == RC_WRITE_ONLY || op == RC_WRITE_ONLY_IMM;
 	bool imm = op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
@@ -600,6 +828,10 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		softrdma_resp_reread(qp, p, len, psn);
 		return;
 	}
+	if (d < 0 && (op == RC_CMP_SWAP || op == RC_FETCH_ADD)) {
+		softrdma_resp_reatomic(qp, psn);
+		return;
+	}
 	if (d < 0) {
 		/* A duplicate: acknowledge again what we have. */
 		softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
@@ -609,6 +841,17 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	}
 	qp->resp.nak_sent = false;
 
+	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
+		u8 synd = softrdma_resp_atomic(qp, op, psn, p, len);
+
+		if (synd == SOFTRDMA_NAK_REMOTE_ACCESS)
+			goto nak_access;
+		if (synd)
+			goto nak_invalid;
+		qp->resp.epsn = softrdma_psn_add(psn, 1);
+		return;
+	}
+
 	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
 	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST) {
 		if (len < SOFTRDMA_RETH_LEN)
@@ -617,7 +860,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		p += SOFTRDMA_RETH_LEN;
 		len -= SOFTRDMA_RETH_LEN;
 	}
-	if (imm) {
+	if (imm || inv) {
 		if (len < SOFTRDMA_IMMDT_LEN)
 			goto nak_invalid;
 		immdt = p;
@@ -665,6 +908,17 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			goto nak_invalid;
 		}
 		qp->resp.roff += paylen;
+		if (inv) {
+			/*
+			 * Only memory windows and fast-registration MRs may
+			 * be invalidated remotely, and this device has
+			 * neither yet: the key is invalid for invalidation.
+			 */
+			softrdma_resp_complete_recv(qp, IB_WC_REM_INV_REQ_ERR,
+						    IB_WC_RECV, qp->resp.roff,
+						    false, NULL, false);
+			goto nak_invalid;
+		}
 		if (last) {
 			softrdma_resp_complete_recv(qp, IB_WC_SUCCESS,
 						    IB_WC_RECV,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The C entry points of the core (softrdma_core.h).
+#include <atomic>
 #include <cerrno>
 #include <memory>
 #include <mutex>
@@ -121,4 +122,19 @@ extern "C" int softrdma_qp_post_recv(struct softrdma_qp_rings *rings, struct ibv
 		}
 	}
 	return 0;
+}
+
+extern "C" bool softrdma_qp_sq_need_wakeup(struct softrdma_qp_rings *rings)
+{
+	// Publish, full barrier, read the flag: the kernel does the mirror
+	// image (set the flag, full barrier, read the producer index), so one
+	// side always sees the other's write.
+	std::atomic_thread_fence(std::memory_order_seq_cst);
+	return rings->sq.need_wakeup();
+}
+
+extern "C" bool softrdma_qp_rq_need_wakeup(struct softrdma_qp_rings *rings)
+{
+	std::atomic_thread_fence(std::memory_order_seq_cst);
+	return rings->rq.need_wakeup();
 }

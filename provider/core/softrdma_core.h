@@ -7,6 +7,7 @@
 #ifndef SOFTRDMA_CORE_H
 #define SOFTRDMA_CORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
@@ -41,6 +42,12 @@ int softrdma_qp_post_send(struct softrdma_qp_rings *rings,
 			  struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
 int softrdma_qp_post_recv(struct softrdma_qp_rings *rings,
 			  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+/*
+ * After posting: must the kernel be kicked for the send (receive) queue?
+ * Orders the preceding publish before the read of the kernel's flag.
+ */
+bool softrdma_qp_sq_need_wakeup(struct softrdma_qp_rings *rings);
+bool softrdma_qp_rq_need_wakeup(struct softrdma_qp_rings *rings);
 
 #ifdef __cplusplus
 }

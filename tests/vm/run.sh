@@ -147,6 +147,33 @@ test_interop_rxe_transfers() {
 	"$RCTEST" sr1 ::ffff:10.0.0.2 rxe0 ::ffff:10.0.0.1
 }
 
+ATOMIC=$REPO/build/user/verbs_atomic
+
+test_rc_atomics() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$ATOMIC" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+}
+
+test_interop_rxe_atomics() {
+	interop_setup
+	trap interop_cleanup EXIT
+	"$ATOMIC" rxe0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+	"$ATOMIC" sr1 ::ffff:10.0.0.2 rxe0 ::ffff:10.0.0.1
+}
+
+test_perftest_atomic() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	local t a
+	for t in ib_atomic_lat ib_atomic_bw; do
+		for a in FETCH_AND_ADD CMP_AND_SWAP; do
+			echo "== $t -A $a"
+			"$PERF" sr1 b sr0 - 10.0.0.2 $t -A $a -n 20
+		done
+	done
+}
+
 test_interop_rxe_pingpong() {
 	interop_setup
 	trap interop_cleanup EXIT
@@ -410,10 +437,11 @@ kunit() {
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
 rc_transfers rc_pingpong interop_rxe_transfers interop_rxe_pingpong \
+rc_atomics interop_rxe_atomics perftest_atomic \
 perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
-DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers bad_input netdev_unregister \
+DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics bad_input netdev_unregister \
 add_delete_rmmod_cycles"
 
 reset
