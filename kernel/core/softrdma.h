@@ -244,6 +244,11 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init);
 int softrdma_qp_kick(struct softrdma_qp *qp);
 void softrdma_qp_flush(struct softrdma_qp *qp);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static without KUnit; the KUnit suite checks it. */
+int softrdma_check_qp_attr(struct softrdma_qp *qp, struct ib_qp_attr *attr,
+			   int mask);
+#endif
 
 /* mem.c */
 int softrdma_mr_init_pages(struct softrdma_mr *mr);

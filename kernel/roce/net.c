@@ -10,6 +10,7 @@
 #include <net/netns/generic.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
+#include <kunit/visibility.h>
 
 #include "softrdma.h"
 #include "roce.h"
@@ -147,6 +148,7 @@ u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 	crc = crc32_le(crc, bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
 	return ~crc;
 }
+EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc);
 
 /**
  * softrdma_roce_alloc_skb - a packet with room for @len bytes of transport

@@ -21,17 +21,6 @@ static u32 softrdma_mtu(struct softrdma_qp *qp)
 	return ib_mtu_enum_to_int(qp->attrs.path_mtu);
 }
 
-static void softrdma_bth_fill(struct softrdma_bth *bth, u8 opcode, u8 flags,
-			      u32 dqpn, u32 psn, bool ackreq)
-{
-	bth->opcode = opcode;
-	bth->flags = flags;
-	bth->pkey = htons(SOFTRDMA_DEFAULT_PKEY);
-	bth->qpn = htonl(dqpn & SOFTRDMA_QPN_MASK);
-	bth->apsn = htonl((psn & SOFTRDMA_PSN_MASK) |
-			  (ackreq ? SOFTRDMA_BTH_ACKREQ : 0));
-}
-
 /*
  * Copy @len bytes at byte @off of the scatter list @sge to or from @buf,
  * checking each MR for @access. Return: 0, -EINVAL past the list's end, or

@@ -388,24 +388,45 @@ test_rmmod_refused_while_open() {
 	rmmod softrdma
 }
 
+KUNIT_SUITES="softrdma_util softrdma_hdr softrdma_icrc softrdma_psn \
+softrdma_qp_state"
+
+# kunit: load the KUnit module (its suites run at load) and report every
+# case of every suite; a suite without results fails.
 kunit() {
+	local s f line
 	modprobe kunit || { log "FAIL kunit.load"; failed=$((failed + 1)); return; }
 	if ! modprobe softrdma_kunit; then
 		log "FAIL kunit.load"
 		failed=$((failed + 1))
 		return
 	fi
-	local f=/sys/kernel/debug/kunit/softrdma_util/results line
-	[ -r $f ] || { log "FAIL kunit.results"; failed=$((failed + 1)); return; }
-	cat $f
-	# Case lines are indented one level: "    ok 1 name" / "    not ok 2 name".
-	while read -r line; do
-		case "$line" in
-		"ok "*) log "PASS kunit.softrdma_util.${line##* }" ;;
-		"not ok "*) log "FAIL kunit.softrdma_util.${line##* }"; failed=$((failed + 1)) ;;
-		esac
-	done < <(grep -E '^    (not )?ok ' $f)
+	for s in $KUNIT_SUITES; do
+		f=/sys/kernel/debug/kunit/$s/results
+		if [ ! -r "$f" ]; then
+			log "FAIL kunit.$s.results"
+			failed=$((failed + 1))
+			continue
+		fi
+		# Case lines are indented one level: "    ok 1 name" /
+		# "    not ok 2 name"; a failing case's diagnostics precede it.
+		grep -q -E '^    not ok ' "$f" && cat "$f"
+		while read -r line; do
+			case "$line" in
+			"ok "*) log "PASS kunit.$s.${line##* }" ;;
+			"not ok "*)
+				log "FAIL kunit.$s.${line##* }"
+				failed=$((failed + 1))
+				;;
+			esac
+		done < <(grep -E '^    (not )?ok ' "$f")
+		grep -q -E '^    (not )?ok ' "$f" || {
+			log "FAIL kunit.$s.cases"
+			failed=$((failed + 1))
+		}
+	done
 	modprobe -r softrdma_kunit
+	modprobe -r softrdma 2>/dev/null
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
