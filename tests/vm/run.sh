@@ -396,7 +396,8 @@ softrdma_qp_state"
 kunit() {
 	local s f line
 	modprobe kunit || { log "FAIL kunit.load"; failed=$((failed + 1)); return; }
-	if ! modprobe softrdma_kunit; then
+	# softrdma first: the suites call into it, whatever modules.dep says.
+	if ! modprobe softrdma || ! modprobe softrdma_kunit; then
 		log "FAIL kunit.load"
 		failed=$((failed + 1))
 		return
