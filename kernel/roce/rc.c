@@ -224,6 +224,7 @@ static void softrdma_req_timeout(struct timer_list *t)
 		goto out;
 	}
 	qp->req.retries++;
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_RETRANSMITS);
 	qp->req.read_off = 0;
 	softrdma_req_resend(qp, qp->req.comp_idx);
 out:
@@ -578,6 +579,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	if (d > 0) {
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
 			softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
 							       SOFTRDMA_PSN_MASK),
 					  SOFTRDMA_NAK_PSN_SEQ);
@@ -586,11 +588,13 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	}
 	if (d < 0 && op == RC_READ_REQUEST) {
 		/* A repeated READ: its responses were lost; send them again. */
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_DUPLICATES);
 		softrdma_resp_reread(qp, p, len, psn);
 		return;
 	}
 	if (d < 0) {
 		/* A duplicate: acknowledge again what we have. */
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_DUPLICATES);
 		softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
 						       SOFTRDMA_PSN_MASK),
 				  SOFTRDMA_AETH_ACK_NO_CREDIT);
@@ -638,6 +642,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 
 	if (send) {
 		if (first && !softrdma_resp_take_recv(qp)) {
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
 			return;
@@ -675,6 +680,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		    qp->resp.woff + paylen > qp->resp.wlen)
 			goto nak_invalid;
 		if (imm && !softrdma_resp_take_recv(qp)) {
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
 			return;
@@ -752,6 +758,7 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 		qp = xa_load(&sdev->qps, qpn);
 		if (qp && !refcount_inc_not_zero(&qp->refs))
 			qp = NULL;
+		softrdma_count(sdev, qp ? SOFTRDMA_CNT_RX_PKTS : SOFTRDMA_CNT_RX_NOQP);
 	}
 	rcu_read_unlock();
 	if (!qp)
@@ -769,6 +776,8 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 		softrdma_resp_rcv(qp, op, bth->flags, psn,
 				  apsn & SOFTRDMA_BTH_ACKREQ,
 				  skb->data + SOFTRDMA_BTH_LEN, len);
+	else
+		softrdma_count(sdev, SOFTRDMA_CNT_RX_QP_STATE);
 	spin_unlock_bh(&qp->lock);
 	softrdma_qp_put(qp);
 drop:

@@ -265,6 +265,53 @@ test_rc_transfers() {
 	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
 }
 
+# counter DEV NAME: a hw counter of DEV's port 1 (rdma statistic).
+counter() {
+	rdma statistic show link "$1/1" | tr -s ' ' '\n' |
+		awk -v n="$2" 'f { print; exit } $0 == n { f = 1 }'
+}
+
+# counter_is DEV NAME VALUE
+counter_is() {
+	[ "$(counter "$1" "$2")" = "$3" ]
+}
+
+# udp_to_sr0 BYTES: one UDP datagram (printf escapes) from netns b to
+# 10.0.0.1:4791.
+udp_to_sr0() {
+	ip netns exec b bash -c "printf '$1' >/dev/udp/10.0.0.1/4791"
+}
+
+test_counters() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	rdma statistic show link sr0/1
+	local c noqp
+	for c in tx_packets rx_packets rx_icrc_errors rx_malformed \
+		rx_unknown_qp rx_qp_state_drops retransmits seq_naks_sent \
+		rnr_naks_sent duplicate_requests; do
+		[ "$(counter sr0 "$c")" = 0 ]
+	done
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+	rdma statistic show link sr0/1
+	[ "$(counter sr0 tx_packets)" -gt 0 ]
+	[ "$(counter sr0 rx_packets)" -gt 0 ]
+	[ "$(counter sr0 rx_icrc_errors)" = 0 ]
+	[ "$(counter sr0 rx_malformed)" = 0 ]
+	noqp=$(counter sr0 rx_unknown_qp)
+	# A SEND ONLY to QP 0x11 whose ICRC is wrong: one ICRC error.
+	udp_to_sr0 '\x04\x00\xff\xff\x00\x00\x00\x11\x80\x00\x00\x01\xde\xad\xbe\xef'
+	wait_for 5 counter_is sr0 rx_icrc_errors 1
+	# Shorter than a BTH and an ICRC: one malformed packet.
+	udp_to_sr0 '\x04\x00\xff\xff\x00\x00'
+	wait_for 5 counter_is sr0 rx_malformed 1
+	sleep 0.5
+	rdma statistic show link sr0/1
+	counter_is sr0 rx_icrc_errors 1
+	counter_is sr0 rx_malformed 1
+	counter_is sr0 rx_unknown_qp "$noqp"
+}
+
 test_rc_pingpong() {
 	rdma link add sr0 type softroce netdev veth0
 	ip netns exec b rdma link add sr1 type softroce netdev veth1
@@ -431,7 +478,7 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
-rc_transfers rc_pingpong interop_rxe_transfers interop_rxe_pingpong \
+rc_transfers counters rc_pingpong interop_rxe_transfers interop_rxe_pingpong \
 perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
