@@ -9,6 +9,7 @@
  */
 #include <linux/hash.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 #include <net/ipv6.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -266,8 +267,8 @@ static void softrdma_qp_reset_rings(struct softrdma_qp *qp)
 			  READ_ONCE(qp->rq.hdr->producer));
 }
 
-static int softrdma_check_qp_attr(struct softrdma_qp *qp,
-				  struct ib_qp_attr *attr, int mask)
+VISIBLE_IF_KUNIT int softrdma_check_qp_attr(struct softrdma_qp *qp,
+					    struct ib_qp_attr *attr, int mask)
 {
 	struct ib_device_attr *dattr = &qp->sdev->ibdev.attrs;
 
@@ -308,6 +309,7 @@ static int softrdma_check_qp_attr(struct softrdma_qp *qp,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(softrdma_check_qp_attr);
 
 static void softrdma_apply_qp_attr(struct softrdma_qp *qp,
 				   struct ib_qp_attr *attr, int mask)

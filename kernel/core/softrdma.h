@@ -30,6 +30,21 @@
 #define SOFTRDMA_MAX_RD_ATOMIC	128
 #define SOFTRDMA_PSN_MASK	0xffffff
 
+/* Per-device packet and event counters (rdma statistic show link). */
+enum softrdma_counter {
+	SOFTRDMA_CNT_TX_PKTS,
+	SOFTRDMA_CNT_RX_PKTS,
+	SOFTRDMA_CNT_RX_ICRC_ERR,
+	SOFTRDMA_CNT_RX_MALFORMED,
+	SOFTRDMA_CNT_RX_NOQP,
+	SOFTRDMA_CNT_RX_QP_STATE,
+	SOFTRDMA_CNT_RETRANSMITS,
+	SOFTRDMA_CNT_SEQ_NAKS,
+	SOFTRDMA_CNT_RNR_NAKS,
+	SOFTRDMA_CNT_DUPLICATES,
+	SOFTRDMA_NUM_COUNTERS
+};
+
 /* One softrdma device: an ib_device bound to one netdev, one port. */
 struct softrdma_dev {
 	struct ib_device ibdev;
@@ -48,7 +63,14 @@ struct softrdma_dev {
 	atomic_t num_pds;
 	atomic_t num_cqs;
 	atomic_t num_mrs;
+	atomic64_t counters[SOFTRDMA_NUM_COUNTERS];
 };
+
+static inline void softrdma_count(struct softrdma_dev *sdev,
+				  enum softrdma_counter c)
+{
+	atomic64_inc(&sdev->counters[c]);
+}
 
 struct softrdma_ucontext {
 	struct ib_ucontext ibuc;
@@ -267,6 +289,11 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init);
 int softrdma_qp_kick(struct softrdma_qp *qp);
 void softrdma_qp_flush(struct softrdma_qp *qp);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static without KUnit; the KUnit suite checks it. */
+int softrdma_check_qp_attr(struct softrdma_qp *qp, struct ib_qp_attr *attr,
+			   int mask);
+#endif
 
 /* poll.c */
 int softrdma_poll_init(void);

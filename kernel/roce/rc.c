@@ -21,17 +21,6 @@ static u32 softrdma_mtu(struct softrdma_qp *qp)
 	return ib_mtu_enum_to_int(qp->attrs.path_mtu);
 }
 
-static void softrdma_bth_fill(struct softrdma_bth *bth, u8 opcode, u8 flags,
-			      u32 dqpn, u32 psn, bool ackreq)
-{
-	bth->opcode = opcode;
-	bth->flags = flags;
-	bth->pkey = htons(SOFTRDMA_DEFAULT_PKEY);
-	bth->qpn = htonl(dqpn & SOFTRDMA_QPN_MASK);
-	bth->apsn = htonl((psn & SOFTRDMA_PSN_MASK) |
-			  (ackreq ? SOFTRDMA_BTH_ACKREQ : 0));
-}
-
 /*
  * Copy @len bytes at byte @off of the scatter list @sge to or from @buf,
  * checking each MR for @access. Return: 0, -EINVAL past the list's end, or
@@ -268,6 +257,7 @@ static void softrdma_req_timeout(struct timer_list *t)
 		goto out;
 	}
 	qp->req.retries++;
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_RETRANSMITS);
 	qp->req.read_off = 0;
 	softrdma_req_resend(qp, qp->req.comp_idx);
 out:
@@ -817,6 +807,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	if (d > 0) {
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
 			softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
 							       SOFTRDMA_PSN_MASK),
 					  SOFTRDMA_NAK_PSN_SEQ);
@@ -825,6 +816,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	}
 	if (d < 0 && op == RC_READ_REQUEST) {
 		/* A repeated READ: its responses were lost; send them again. */
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_DUPLICATES);
 		softrdma_resp_reread(qp, p, len, psn);
 		return;
 	}
@@ -834,6 +826,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	}
 	if (d < 0) {
 		/* A duplicate: acknowledge again what we have. */
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_DUPLICATES);
 		softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
 						       SOFTRDMA_PSN_MASK),
 				  SOFTRDMA_AETH_ACK_NO_CREDIT);
@@ -892,6 +885,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 
 	if (send) {
 		if (first && !softrdma_resp_take_recv(qp)) {
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
 			return;
@@ -940,6 +934,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		    qp->resp.woff + paylen > qp->resp.wlen)
 			goto nak_invalid;
 		if (imm && !softrdma_resp_take_recv(qp)) {
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
 			return;
@@ -1017,6 +1012,7 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 		qp = xa_load(&sdev->qps, qpn);
 		if (qp && !refcount_inc_not_zero(&qp->refs))
 			qp = NULL;
+		softrdma_count(sdev, qp ? SOFTRDMA_CNT_RX_PKTS : SOFTRDMA_CNT_RX_NOQP);
 	}
 	rcu_read_unlock();
 	if (!qp)
@@ -1034,6 +1030,8 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 		softrdma_resp_rcv(qp, op, bth->flags, psn,
 				  apsn & SOFTRDMA_BTH_ACKREQ,
 				  skb->data + SOFTRDMA_BTH_LEN, len);
+	else
+		softrdma_count(sdev, SOFTRDMA_CNT_RX_QP_STATE);
 	spin_unlock_bh(&qp->lock);
 	softrdma_qp_put(qp);
 drop:

@@ -292,6 +292,53 @@ test_rc_transfers() {
 	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
 }
 
+# counter DEV NAME: a hw counter of DEV's port 1 (rdma statistic).
+counter() {
+	rdma statistic show link "$1/1" | tr -s ' ' '\n' |
+		awk -v n="$2" 'f { print; exit } $0 == n { f = 1 }'
+}
+
+# counter_is DEV NAME VALUE
+counter_is() {
+	[ "$(counter "$1" "$2")" = "$3" ]
+}
+
+# udp_to_sr0 BYTES: one UDP datagram (printf escapes) from netns b to
+# 10.0.0.1:4791.
+udp_to_sr0() {
+	ip netns exec b bash -c "printf '$1' >/dev/udp/10.0.0.1/4791"
+}
+
+test_counters() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	rdma statistic show link sr0/1
+	local c noqp
+	for c in tx_packets rx_packets rx_icrc_errors rx_malformed \
+		rx_unknown_qp rx_qp_state_drops retransmits seq_naks_sent \
+		rnr_naks_sent duplicate_requests; do
+		[ "$(counter sr0 "$c")" = 0 ]
+	done
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+	rdma statistic show link sr0/1
+	[ "$(counter sr0 tx_packets)" -gt 0 ]
+	[ "$(counter sr0 rx_packets)" -gt 0 ]
+	[ "$(counter sr0 rx_icrc_errors)" = 0 ]
+	[ "$(counter sr0 rx_malformed)" = 0 ]
+	noqp=$(counter sr0 rx_unknown_qp)
+	# A SEND ONLY to QP 0x11 whose ICRC is wrong: one ICRC error.
+	udp_to_sr0 '\x04\x00\xff\xff\x00\x00\x00\x11\x80\x00\x00\x01\xde\xad\xbe\xef'
+	wait_for 5 counter_is sr0 rx_icrc_errors 1
+	# Shorter than a BTH and an ICRC: one malformed packet.
+	udp_to_sr0 '\x04\x00\xff\xff\x00\x00'
+	wait_for 5 counter_is sr0 rx_malformed 1
+	sleep 0.5
+	rdma statistic show link sr0/1
+	counter_is sr0 rx_icrc_errors 1
+	counter_is sr0 rx_malformed 1
+	counter_is sr0 rx_unknown_qp "$noqp"
+}
+
 test_rc_pingpong() {
 	rdma link add sr0 type softroce netdev veth0
 	ip netns exec b rdma link add sr1 type softroce netdev veth1
@@ -415,28 +462,50 @@ test_rmmod_refused_while_open() {
 	rmmod softrdma
 }
 
+KUNIT_SUITES="softrdma_util softrdma_hdr softrdma_icrc softrdma_psn \
+softrdma_qp_state"
+
+# kunit: load the KUnit module (its suites run at load) and report every
+# case of every suite; a suite without results fails.
 kunit() {
+	local s f line
 	modprobe kunit || { log "FAIL kunit.load"; failed=$((failed + 1)); return; }
-	if ! modprobe softrdma_kunit; then
+	# softrdma first: the suites call into it, whatever modules.dep says.
+	if ! modprobe softrdma || ! modprobe softrdma_kunit; then
 		log "FAIL kunit.load"
 		failed=$((failed + 1))
 		return
 	fi
-	local f=/sys/kernel/debug/kunit/softrdma_util/results line
-	[ -r $f ] || { log "FAIL kunit.results"; failed=$((failed + 1)); return; }
-	cat $f
-	# Case lines are indented one level: "    ok 1 name" / "    not ok 2 name".
-	while read -r line; do
-		case "$line" in
-		"ok "*) log "PASS kunit.softrdma_util.${line##* }" ;;
-		"not ok "*) log "FAIL kunit.softrdma_util.${line##* }"; failed=$((failed + 1)) ;;
-		esac
-	done < <(grep -E '^    (not )?ok ' $f)
+	for s in $KUNIT_SUITES; do
+		f=/sys/kernel/debug/kunit/$s/results
+		if [ ! -r "$f" ]; then
+			log "FAIL kunit.$s.results"
+			failed=$((failed + 1))
+			continue
+		fi
+		# Case lines are indented one level: "    ok 1 name" /
+		# "    not ok 2 name"; a failing case's diagnostics precede it.
+		grep -q -E '^    not ok ' "$f" && cat "$f"
+		while read -r line; do
+			case "$line" in
+			"ok "*) log "PASS kunit.$s.${line##* }" ;;
+			"not ok "*)
+				log "FAIL kunit.$s.${line##* }"
+				failed=$((failed + 1))
+				;;
+			esac
+		done < <(grep -E '^    (not )?ok ' "$f")
+		grep -q -E '^    (not )?ok ' "$f" || {
+			log "FAIL kunit.$s.cases"
+			failed=$((failed + 1))
+		}
+	done
 	modprobe -r softrdma_kunit
+	modprobe -r softrdma 2>/dev/null
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
-rc_transfers rc_pingpong interop_rxe_transfers interop_rxe_pingpong \
+rc_transfers counters rc_pingpong interop_rxe_transfers interop_rxe_pingpong \
 rc_atomics interop_rxe_atomics perftest_atomic \
 perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
