@@ -280,6 +280,108 @@ test_rc_pingpong() {
 	done
 }
 
+# RC over an impaired link: sr0 on veth0, sr1 on veth1 in b, netem on both
+# ends. Every transfer must still complete byte-exact: go-back-N, NAKs,
+# duplicate detection and READ re-execution all get exercised.
+RC_AB="sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2"
+RC_LOSSY="--timeout 12 --retry 7 --no-err --wait 30"
+
+# netem ARGS...: impair both directions. Permanent neighbour entries keep
+# ARP out of it (connecting a QP resolves the peer's MAC address).
+netem() {
+	modprobe sch_netem
+	ip neigh replace 10.0.0.2 dev veth0 nud permanent \
+		lladdr "$(ip netns exec b cat /sys/class/net/veth1/address)"
+	ip netns exec b ip neigh replace 10.0.0.1 dev veth1 nud permanent \
+		lladdr "$(cat /sys/class/net/veth0/address)"
+	tc qdisc add dev veth0 root netem "$@"
+	ip netns exec b tc qdisc add dev veth1 root netem "$@"
+}
+
+netem_cleanup() {
+	tc qdisc del dev veth0 root 2>/dev/null
+	ip netns exec b tc qdisc del dev veth1 root 2>/dev/null
+	ip neigh del 10.0.0.2 dev veth0 2>/dev/null
+	ip netns exec b ip neigh del 10.0.0.1 dev veth1 2>/dev/null
+	return 0
+}
+
+rc_pair() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+}
+
+# netem_stats: what netem did (to show in the log the impairment was real).
+netem_stats() {
+	tc -s qdisc show dev veth0
+	ip netns exec b tc -s qdisc show dev veth1
+}
+
+test_rc_loss() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,1025,4096,20000,65536 --iters 2
+	netem_stats
+}
+
+test_rc_loss_burst() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 3000 --burst 32 --burst-size 3000 --rounds 4
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1 --burst 64 --burst-size 1 --rounds 4
+	netem_stats
+}
+
+test_rc_reorder() {
+	rc_pair
+	trap netem_cleanup EXIT
+	# netem reorders by sending some packets at once and delaying the rest.
+	netem delay 5ms reorder 75% 50%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,4096,20000 --burst 32 --burst-size 2500 --rounds 2
+	netem_cleanup
+	netem loss 3% delay 3ms 2ms
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,4096,20000 --burst 32 --burst-size 2500 --rounds 2
+	netem_stats
+}
+
+test_rc_duplicate() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem duplicate 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,1025,20000,65536 --burst 32 --burst-size 3000 --rounds 2
+	netem_cleanup
+	netem duplicate 5% loss 3%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,20000 --burst 32 --burst-size 3000 --rounds 2
+	netem_stats
+}
+
+# A dead link: the requester must give up with IBV_WC_RETRY_EXC_ERR after
+# retry_cnt timeouts, not hang.
+test_rc_dead_link() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 100%
+	local o
+	if o=$("$RCTEST" $RC_AB --timeout 10 --retry 2 --no-err --wait 5 --sizes 1 2>&1); then
+		echo "$o"
+		echo "verbs_rc passed over a dead link"
+		return 1
+	fi
+	echo "$o"
+	echo "$o" | grep -q '^not ok 5 - SEND 1 B completes at the sender: transport retry counter exceeded'
+	echo "$o" | grep -q '^5 checks, 1 failed$'
+}
+
+# The short lossy case for the debug kernel.
+test_rc_loss_short() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 5% duplicate 2%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,3000 --burst 8 --burst-size 2000 --rounds 2
+}
+
 test_provider_from_build_tree() {
 	rdma link add sr0 type softroce netdev veth0
 	mv /etc/libibverbs.d/softrdma.driver /tmp/softrdma.driver.off
