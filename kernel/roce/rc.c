@@ -131,7 +131,7 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	int err;
 
 	if (op == RC_READ_REQUEST) {
-		off = 0;
+		off = pkt * mtu;	/* a re-request asks from packet @pkt on */
 		paylen = 0;
 	} else {
 		off = pkt * mtu;
@@ -159,9 +159,9 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	if (hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
 		struct softrdma_reth *reth = (struct softrdma_reth *)p;
 
-		reth->va = cpu_to_be64(s->wqe.remote_addr);
+		reth->va = cpu_to_be64(s->wqe.remote_addr + off);
 		reth->rkey = htonl(s->wqe.rkey);
-		reth->len = htonl(s->len);
+		reth->len = htonl(s->len - off);
 		p += SOFTRDMA_RETH_LEN;
 	}
 	if (p < skb->data + hlen) {
@@ -211,9 +211,14 @@ static void softrdma_req_resend(struct softrdma_qp *qp, u32 from)
 			&qp->swqe[idx & (qp->sq.num_slots - 1)];
 
 		for (pkt = 0; pkt < s->npkts; pkt++) {
-			softrdma_req_xmit(qp, idx, pkt);
-			if (s->wqe.opcode == IB_WR_RDMA_READ)
+			if (s->wqe.opcode == IB_WR_RDMA_READ) {
+				/* Ask only for the responses still missing. */
+				if (idx == qp->req.comp_idx)
+					pkt = qp->req.read_off / softrdma_mtu(qp);
+				softrdma_req_xmit(qp, idx, pkt);
 				break;
+			}
+			softrdma_req_xmit(qp, idx, pkt);
 		}
 	}
 	softrdma_req_arm_timer(qp);
@@ -235,7 +240,6 @@ static void softrdma_req_timeout(struct timer_list *t)
 		goto out;
 	}
 	qp->req.retries++;
-	qp->req.read_off = 0;
 	softrdma_req_resend(qp, qp->req.comp_idx);
 out:
 	spin_unlock_bh(&qp->lock);
@@ -432,6 +436,7 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		return;
 	}
 	qp->req.read_off += paylen;
+	qp->req.retries = 0;	/* progress */
 	if (op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY) {
 		qp->req.read_off = 0;
 		softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
