@@ -391,9 +391,10 @@ int main(int argc, char **argv)
 		check(post_send(a, IBV_WR_RDMA_WRITE, 300 + len, 0, len,
 				reinterpret_cast<std::uintptr_t>(b.buf.data() + half), b.mr->rkey),
 		      "post WRITE " + n);
-		check(wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 300 + len &&
+		const bool written = wait_wc(a.cq, wc);
+		check(written && wc.status == IBV_WC_SUCCESS && wc.wr_id == 300 + len &&
 			      wc.opcode == IBV_WC_RDMA_WRITE,
-		      "WRITE " + n + " completes");
+		      "WRITE " + n + " completes: " + ibv_wc_status_str(wc.status));
 		check(std::memcmp(a.buf.data(), b.buf.data() + half, len) == 0 &&
 			      b.buf[half + len] == 0,
 		      "WRITE " + n + " bytes arrived intact");
@@ -405,9 +406,10 @@ int main(int argc, char **argv)
 		check(post_send(a, IBV_WR_RDMA_READ, 400 + len, 0, len,
 				reinterpret_cast<std::uintptr_t>(b.buf.data() + half), b.mr->rkey),
 		      "post READ " + n);
-		check(wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 400 + len &&
+		const bool read = wait_wc(a.cq, wc);
+		check(read && wc.status == IBV_WC_SUCCESS && wc.wr_id == 400 + len &&
 			      wc.opcode == IBV_WC_RDMA_READ && wc.byte_len == len,
-		      "READ " + n + " completes");
+		      "READ " + n + " completes: " + ibv_wc_status_str(wc.status));
 		check(std::memcmp(a.buf.data(), b.buf.data() + half, len) == 0 && a.buf[len] == 0,
 		      "READ " + n + " bytes arrived intact");
 		++seed;
