@@ -201,8 +201,11 @@ static void softrdma_req_arm_timer(struct softrdma_qp *qp)
 			nsecs_to_jiffies(4096ULL << min_t(u8, t, 31))));
 }
 
-/* Send every packet of the WQEs from @from on again (go back N). */
-static void softrdma_req_resend(struct softrdma_qp *qp, u32 from)
+/*
+ * Send every packet of the WQEs from @from on again (go back N), starting
+ * at @psn if it falls inside the first of them.
+ */
+static void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 {
 	u32 idx, pkt;
 
@@ -210,7 +213,11 @@ static void softrdma_req_resend(struct softrdma_qp *qp, u32 from)
 		struct softrdma_swqe *s =
 			&qp->swqe[idx & (qp->sq.num_slots - 1)];
 
-		for (pkt = 0; pkt < s->npkts; pkt++) {
+		pkt = 0;
+		if (idx == from && softrdma_psn_diff(psn, s->first_psn) > 0 &&
+		    softrdma_psn_diff(psn, s->last_psn) <= 0)
+			pkt = softrdma_psn_diff(psn, s->first_psn);
+		for (; pkt < s->npkts; pkt++) {
 			if (s->wqe.opcode == IB_WR_RDMA_READ) {
 				/* Ask only for the responses still missing. */
 				if (idx == qp->req.comp_idx)
@@ -240,7 +247,7 @@ static void softrdma_req_timeout(struct timer_list *t)
 		goto out;
 	}
 	qp->req.retries++;
-	softrdma_req_resend(qp, qp->req.comp_idx);
+	softrdma_req_resend(qp, qp->req.comp_idx, qp->req.psn);
 out:
 	spin_unlock_bh(&qp->lock);
 }
@@ -394,10 +401,16 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 				softrdma_qp_fail(qp);
 				return;
 			}
-			if ((synd & 0x60) == 0x20)
+			if ((synd & 0x60) == 0x20) {
 				mod_timer(&qp->req.timer, jiffies + 1);
-			else
-				softrdma_req_resend(qp, qp->req.comp_idx);
+				return;
+			}
+			/*
+			 * The responder NAKs once until the gap fills, so a
+			 * new NAK means progress: restart at its PSN.
+			 */
+			qp->req.retries = 0;
+			softrdma_req_resend(qp, qp->req.comp_idx, psn);
 			return;
 		}
 		softrdma_req_complete(qp, qp->req.comp_idx,
@@ -594,8 +607,8 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	if (d > 0) {
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
-			softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
-							       SOFTRDMA_PSN_MASK),
+			/* Its PSN is the one expected: the next to resend. */
+			softrdma_resp_ack(qp, qp->resp.epsn,
 					  SOFTRDMA_NAK_PSN_SEQ);
 		}
 		return;
