@@ -382,6 +382,35 @@ test_rc_loss_short() {
 	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,3000 --burst 8 --burst-size 2000 --rounds 2
 }
 
+# Path MTUs: ibv_rc_pingpong (server in b) at sizes around the MTU, and
+# verbs_rc around the 256 and 4096 boundaries. 4096 needs jumbo frames.
+test_rc_mtu() {
+	rc_pair
+	trap 'ip link set veth0 mtu 1500; ip netns exec b ip link set veth1 mtu 1500' EXIT
+	ip link set veth0 mtu 9000
+	ip netns exec b ip link set veth1 mtu 9000
+	ibv_devinfo -d sr0 | grep -q 'active_mtu:[[:space:]]*4096'
+	ip netns exec b ibv_devinfo -d sr1 | grep -q 'active_mtu:[[:space:]]*4096'
+	local g0 g1 mtu size srv
+	g0=$(gid_index sr0 ::ffff:10.0.0.1)
+	g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
+	for mtu in 256 1024 4096; do
+		for size in 1 4095 4096 65536; do
+			echo "== -m $mtu -s $size"
+			ip netns exec b ibv_rc_pingpong -d sr1 -g "$g1" -m $mtu -s $size -n 5 -c \
+				>/tmp/srv.log 2>&1 &
+			srv=$!
+			sleep 0.5
+			ibv_rc_pingpong -d sr0 -g "$g0" -m $mtu -s $size -n 5 -c 10.0.0.2
+			wait $srv || { cat /tmp/srv.log; return 1; }
+		done
+	done
+	"$RCTEST" $RC_AB --mtu 256 --sizes 0,255,256,257,511,512,513,4096 --no-err \
+		--burst 16 --burst-size 257
+	"$RCTEST" $RC_AB --mtu 4096 --sizes 4095,4096,4097,8191,8192,8193,65536 \
+		--burst 16 --burst-size 4097
+}
+
 test_provider_from_build_tree() {
 	rdma link add sr0 type softroce netdev veth0
 	mv /etc/libibverbs.d/softrdma.driver /tmp/softrdma.driver.off
@@ -511,11 +540,12 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
-rc_transfers rc_pingpong interop_rxe_transfers interop_rxe_pingpong \
+rc_transfers rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_dead_link rc_mtu \
+interop_rxe_transfers interop_rxe_pingpong \
 perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
-DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers bad_input netdev_unregister \
+DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_loss_short bad_input netdev_unregister \
 add_delete_rmmod_cycles"
 
 reset
