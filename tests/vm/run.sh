@@ -357,6 +357,16 @@ test_rc_duplicate() {
 	netem_stats
 }
 
+# Receiver not ready: a SEND waits 300 ms for its receive (rnr_retry 7 is
+# infinite); over a clean and a lossy link.
+test_rc_rnr() {
+	rc_pair
+	"$RCTEST" $RC_AB --sizes 1 --rnr-ms 300
+	trap netem_cleanup EXIT
+	netem loss 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,4096 --rnr-ms 300
+}
+
 # A dead link: the requester must give up with IBV_WC_RETRY_EXC_ERR after
 # retry_cnt timeouts, not hang.
 test_rc_dead_link() {
@@ -540,7 +550,7 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
-rc_transfers rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_dead_link rc_mtu \
+rc_transfers rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr rc_dead_link rc_mtu \
 interop_rxe_transfers interop_rxe_pingpong \
 perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \

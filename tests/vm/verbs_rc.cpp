@@ -16,6 +16,8 @@
 //   --burst-size B bytes per burst WR (default 3000, at most 128 KiB / N)
 //   --rounds N     bursts to run (default 1)
 //   --wait S       seconds to wait for each completion (default 20)
+//   --rnr-ms N     also post a SEND N ms before its receive (RNR NAKs; the
+//                  QP's rnr_retry is 7, infinite, so it must succeed)
 //   --no-err       skip the remote access error check (a lost NAK turns it
 //                  into a retry-exceeded error, rightly)
 #include <infiniband/verbs.h>
@@ -29,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "check.hpp"
@@ -49,6 +52,7 @@ struct Options {
 	std::size_t burst_size = 3000;
 	int rounds = 1;
 	int wait_s = 20;
+	int rnr_ms = 0;
 	bool err_check = true;
 };
 
@@ -108,6 +112,8 @@ bool parse_options(int argc, char **argv)
 			opt.burst_size = static_cast<std::size_t>(n);
 		} else if (o == "--rounds") {
 			opt.rounds = static_cast<int>(n);
+		} else if (o == "--rnr-ms") {
+			opt.rnr_ms = static_cast<int>(n);
 		} else if (o == "--wait" && n > 0) {
 			opt.wait_s = static_cast<int>(n);
 		} else {
@@ -422,6 +428,26 @@ int main(int argc, char **argv)
 	}
 	if (vmtest::failures)
 		return vmtest::summary();
+
+	// A SEND that finds no receive: RNR NAKs until B posts one.
+	if (opt.rnr_ms) {
+		ibv_wc wc{};
+		fill(a.buf, 0, 3000, 55);
+		std::memset(b.buf.data() + half, 0, 3016);
+		check(post_send(a, IBV_WR_SEND, 802, 0, 3000), "post SEND 3000 B, no receive yet");
+		std::this_thread::sleep_for(std::chrono::milliseconds(opt.rnr_ms));
+		check(post_recv(b, 801, half, 3016), "post its receive after the RNR wait");
+		const bool sent = wait_wc(a.cq, wc);
+		check(sent && wc.status == IBV_WC_SUCCESS && wc.wr_id == 802,
+		      std::string("the SEND completes after RNR NAKs: ") +
+			      ibv_wc_status_str(wc.status));
+		check(wait_wc(b.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 801 &&
+			      wc.byte_len == 3000 &&
+			      std::memcmp(a.buf.data(), b.buf.data() + half, 3000) == 0,
+		      "... and its bytes arrive intact");
+		if (vmtest::failures)
+			return vmtest::summary();
+	}
 
 	// WRITE with immediate consumes a receive on B.
 	{
