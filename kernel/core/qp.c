@@ -427,6 +427,7 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->req.rnr_retries = 0;
 		qp->req.read_off = 0;
 		qp->req.rd_atomic = 0;
+		qp->req.rnr_wait = false;
 	}
 	WRITE_ONCE(qp->state, next);
 	if (next != IB_QPS_RTS)

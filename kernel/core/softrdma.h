@@ -154,6 +154,8 @@ struct softrdma_qp {
 		u32 comp_idx;		/* oldest WQE not completed */
 		u32 read_off;		/* bytes of the oldest READ arrived */
 		u32 rd_atomic;		/* READs and atomics in flight */
+		u32 rnr_psn;		/* where to resume after an RNR wait */
+		bool rnr_wait;		/* the timer runs the RNR delay */
 		u8 retries;
 		u8 rnr_retries;
 		struct timer_list timer;

@@ -86,6 +86,7 @@ static void softrdma_qp_fail(struct softrdma_qp *qp)
 	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
 	qp->req.comp_idx = qp->req.send_idx;
 	qp->req.rd_atomic = 0;
+	qp->req.rnr_wait = false;
 	qp->resp.in_recv = false;
 }
 
@@ -129,7 +130,10 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	u8 *p, flags = 0;
 	int err;
 
-	if (op == RC_READ_REQUEST || op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
+	if (op == RC_READ_REQUEST) {
+		off = pkt * mtu;	/* a re-request asks from packet @pkt on */
+		paylen = 0;
+	} else if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
 		off = 0;
 		paylen = 0;
 	} else {
@@ -174,9 +178,9 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	} else if (hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
 		struct softrdma_reth *reth = (struct softrdma_reth *)p;
 
-		reth->va = cpu_to_be64(s->wqe.remote_addr);
+		reth->va = cpu_to_be64(s->wqe.remote_addr + off);
 		reth->rkey = htonl(s->wqe.rkey);
-		reth->len = htonl(s->len);
+		reth->len = htonl(s->len - off);
 		p += SOFTRDMA_RETH_LEN;
 	}
 	if (p < skb->data + hlen) {
@@ -210,20 +214,36 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	return 0;
 }
 
+/* The RNR NAK timer field's delay (IBTA Vol. 1, table 45) in microseconds. */
+static u32 softrdma_rnr_usecs(u8 synd)
+{
+	static const u32 usecs[32] = {
+		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640,
+		960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480,
+		30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680,
+		491520,
+	};
+
+	return usecs[synd & 0x1f];
+}
+
 static void softrdma_req_arm_timer(struct softrdma_qp *qp)
 {
 	/* 4.096 us * 2^timeout; 0 means infinite. */
 	u8 t = qp->attrs.timeout;
 
-	if (!t)
+	if (!t || qp->req.rnr_wait)
 		return;
 	mod_timer(&qp->req.timer, jiffies +
 		  max_t(unsigned long, 1,
 			nsecs_to_jiffies(4096ULL << min_t(u8, t, 31))));
 }
 
-/* Send every packet of the WQEs from @from on again (go back N). */
-static void softrdma_req_resend(struct softrdma_qp *qp, u32 from)
+/*
+ * Send every packet of the WQEs from @from on again (go back N), starting
+ * at @psn if it falls inside the first of them.
+ */
+static void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 {
 	u32 idx, pkt;
 
@@ -231,10 +251,19 @@ static void softrdma_req_resend(struct softrdma_qp *qp, u32 from)
 		struct softrdma_swqe *s =
 			&qp->swqe[idx & (qp->sq.num_slots - 1)];
 
-		for (pkt = 0; pkt < s->npkts; pkt++) {
-			softrdma_req_xmit(qp, idx, pkt);
-			if (s->wqe.opcode == IB_WR_RDMA_READ)
+		pkt = 0;
+		if (idx == from && softrdma_psn_diff(psn, s->first_psn) > 0 &&
+		    softrdma_psn_diff(psn, s->last_psn) <= 0)
+			pkt = softrdma_psn_diff(psn, s->first_psn);
+		for (; pkt < s->npkts; pkt++) {
+			if (s->wqe.opcode == IB_WR_RDMA_READ) {
+				/* Ask only for the responses still missing. */
+				if (idx == qp->req.comp_idx)
+					pkt = qp->req.read_off / softrdma_mtu(qp);
+				softrdma_req_xmit(qp, idx, pkt);
 				break;
+			}
+			softrdma_req_xmit(qp, idx, pkt);
 		}
 	}
 	if (qp->req.comp_idx != qp->req.send_idx)
@@ -249,6 +278,12 @@ static void softrdma_req_timeout(struct timer_list *t)
 	if (READ_ONCE(qp->state) != IB_QPS_RTS ||
 	    qp->req.comp_idx == qp->req.send_idx)
 		goto out;
+	if (qp->req.rnr_wait) {
+		/* The RNR delay is over: not a retry of retry_cnt's. */
+		qp->req.rnr_wait = false;
+		softrdma_req_resend(qp, qp->req.comp_idx, qp->req.rnr_psn);
+		goto out;
+	}
 	if (qp->req.retries >= qp->attrs.retry_cnt) {
 		softrdma_req_complete(qp, qp->req.comp_idx,
 				      IB_WC_RETRY_EXC_ERR);
@@ -258,8 +293,7 @@ static void softrdma_req_timeout(struct timer_list *t)
 	}
 	qp->req.retries++;
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_RETRANSMITS);
-	qp->req.read_off = 0;
-	softrdma_req_resend(qp, qp->req.comp_idx);
+	softrdma_req_resend(qp, qp->req.comp_idx, qp->req.psn);
 out:
 	spin_unlock_bh(&qp->lock);
 }
@@ -435,6 +469,7 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 		softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 		qp->req.comp_idx++;
 		qp->req.retries = 0;
+		qp->req.rnr_retries = 0;
 	}
 	if (qp->req.comp_idx == qp->req.send_idx)
 		del_timer(&qp->req.timer);
@@ -526,10 +561,20 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 				softrdma_qp_fail(qp);
 				return;
 			}
-			if ((synd & 0x60) == 0x20)
-				mod_timer(&qp->req.timer, jiffies + 1);
-			else
-				softrdma_req_resend(qp, qp->req.comp_idx);
+			if ((synd & 0x60) == 0x20) {
+				/* Wait as long as the responder asked. */
+				qp->req.rnr_wait = true;
+				qp->req.rnr_psn = psn;
+				mod_timer(&qp->req.timer, jiffies +
+					  max(1UL, usecs_to_jiffies(softrdma_rnr_usecs(synd))));
+				return;
+			}
+			/*
+			 * The responder NAKs once until the gap fills, so a
+			 * new NAK means progress: restart at its PSN.
+			 */
+			qp->req.retries = 0;
+			softrdma_req_resend(qp, qp->req.comp_idx, psn);
 			return;
 		}
 		softrdma_req_complete(qp, qp->req.comp_idx,
@@ -573,6 +618,7 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		return;
 	}
 	qp->req.read_off += paylen;
+	qp->req.retries = 0;	/* progress */
 	if (op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY) {
 		qp->req.read_off = 0;
 		softrdma_comp_rd_atomic_done(qp, psn);
@@ -808,8 +854,8 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
 			softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
-			softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
-							       SOFTRDMA_PSN_MASK),
+			/* Its PSN is the one expected: the next to resend. */
+			softrdma_resp_ack(qp, qp->resp.epsn,
 					  SOFTRDMA_NAK_PSN_SEQ);
 		}
 		return;
@@ -888,6 +934,8 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
+			/* The rest of the message is dropped, not NAKed. */
+			qp->resp.nak_sent = true;
 			return;
 		}
 		if (!qp->resp.in_recv)
@@ -937,6 +985,8 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
+			/* The rest of the message is dropped, not NAKed. */
+			qp->resp.nak_sent = true;
 			return;
 		}
 		if (paylen) {

@@ -354,6 +354,147 @@ test_rc_pingpong() {
 	done
 }
 
+# RC over an impaired link: sr0 on veth0, sr1 on veth1 in b, netem on both
+# ends. Every transfer must still complete byte-exact: go-back-N, NAKs,
+# duplicate detection and READ re-execution all get exercised.
+RC_AB="sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2"
+RC_LOSSY="--timeout 12 --retry 7 --no-err --wait 30"
+
+# netem ARGS...: impair both directions. Permanent neighbour entries keep
+# ARP out of it (connecting a QP resolves the peer's MAC address).
+netem() {
+	modprobe sch_netem
+	ip neigh replace 10.0.0.2 dev veth0 nud permanent \
+		lladdr "$(ip netns exec b cat /sys/class/net/veth1/address)"
+	ip netns exec b ip neigh replace 10.0.0.1 dev veth1 nud permanent \
+		lladdr "$(cat /sys/class/net/veth0/address)"
+	tc qdisc add dev veth0 root netem "$@"
+	ip netns exec b tc qdisc add dev veth1 root netem "$@"
+}
+
+netem_cleanup() {
+	tc qdisc del dev veth0 root 2>/dev/null
+	ip netns exec b tc qdisc del dev veth1 root 2>/dev/null
+	ip neigh del 10.0.0.2 dev veth0 2>/dev/null
+	ip netns exec b ip neigh del 10.0.0.1 dev veth1 2>/dev/null
+	return 0
+}
+
+rc_pair() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+}
+
+# netem_stats: what netem did (to show in the log the impairment was real).
+netem_stats() {
+	tc -s qdisc show dev veth0
+	ip netns exec b tc -s qdisc show dev veth1
+}
+
+test_rc_loss() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,1025,4096,20000,65536 --iters 2
+	netem_stats
+}
+
+test_rc_loss_burst() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 3000 --burst 32 --burst-size 3000 --rounds 4
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1 --burst 64 --burst-size 1 --rounds 4
+	netem_stats
+}
+
+test_rc_reorder() {
+	rc_pair
+	trap netem_cleanup EXIT
+	# netem reorders by sending some packets at once and delaying the rest.
+	netem delay 5ms reorder 75% 50%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,4096,20000 --burst 32 --burst-size 2500 --rounds 2
+	netem_cleanup
+	netem loss 3% delay 3ms 2ms
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,4096,20000 --burst 32 --burst-size 2500 --rounds 2
+	netem_stats
+}
+
+test_rc_duplicate() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem duplicate 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,1025,20000,65536 --burst 32 --burst-size 3000 --rounds 2
+	netem_cleanup
+	netem duplicate 5% loss 3%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,20000 --burst 32 --burst-size 3000 --rounds 2
+	netem_stats
+}
+
+# Receiver not ready: a SEND waits 300 ms for its receive (rnr_retry 7 is
+# infinite); over a clean and a lossy link.
+test_rc_rnr() {
+	rc_pair
+	"$RCTEST" $RC_AB --sizes 1 --rnr-ms 300
+	trap netem_cleanup EXIT
+	netem loss 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,4096 --rnr-ms 300
+}
+
+# A dead link: the requester must give up with IBV_WC_RETRY_EXC_ERR after
+# retry_cnt timeouts, not hang.
+test_rc_dead_link() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 100%
+	local o
+	if o=$("$RCTEST" $RC_AB --timeout 10 --retry 2 --no-err --wait 5 --sizes 1 2>&1); then
+		echo "$o"
+		echo "verbs_rc passed over a dead link"
+		return 1
+	fi
+	echo "$o"
+	echo "$o" | grep -q '^not ok 5 - SEND 1 B completes at the sender: transport retry counter exceeded'
+	echo "$o" | grep -q '^5 checks, 1 failed$'
+}
+
+# The short lossy case for the debug kernel.
+test_rc_loss_short() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 5% duplicate 2%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,3000 --burst 8 --burst-size 2000 --rounds 2
+}
+
+# Path MTUs: ibv_rc_pingpong (server in b) at sizes around the MTU, and
+# verbs_rc around the 256 and 4096 boundaries. 4096 needs jumbo frames.
+test_rc_mtu() {
+	rc_pair
+	trap 'ip link set veth0 mtu 1500; ip netns exec b ip link set veth1 mtu 1500' EXIT
+	ip link set veth0 mtu 9000
+	ip netns exec b ip link set veth1 mtu 9000
+	ibv_devinfo -d sr0 | grep -q 'active_mtu:[[:space:]]*4096'
+	ip netns exec b ibv_devinfo -d sr1 | grep -q 'active_mtu:[[:space:]]*4096'
+	local g0 g1 mtu size srv
+	g0=$(gid_index sr0 ::ffff:10.0.0.1)
+	g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
+	for mtu in 256 1024 4096; do
+		for size in 1 4095 4096 65536; do
+			echo "== -m $mtu -s $size"
+			ip netns exec b ibv_rc_pingpong -d sr1 -g "$g1" -m $mtu -s $size -n 5 -c \
+				>/tmp/srv.log 2>&1 &
+			srv=$!
+			sleep 0.5
+			ibv_rc_pingpong -d sr0 -g "$g0" -m $mtu -s $size -n 5 -c 10.0.0.2
+			wait $srv || { cat /tmp/srv.log; return 1; }
+		done
+	done
+	"$RCTEST" $RC_AB --mtu 256 --sizes 0,255,256,257,511,512,513,4096 --no-err \
+		--burst 16 --burst-size 257
+	"$RCTEST" $RC_AB --mtu 4096 --sizes 4095,4096,4097,8191,8192,8193,65536 \
+		--burst 16 --burst-size 4097
+}
+
 test_provider_from_build_tree() {
 	rdma link add sr0 type softroce netdev veth0
 	mv /etc/libibverbs.d/softrdma.driver /tmp/softrdma.driver.off
@@ -505,13 +646,14 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
-rc_transfers counters rc_pingpong interop_rxe_transfers interop_rxe_pingpong \
+rc_transfers counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
+rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
 rc_atomics interop_rxe_atomics perftest_atomic \
 perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
-DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics bad_input netdev_unregister \
-add_delete_rmmod_cycles"
+DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_loss_short bad_input \
+netdev_unregister add_delete_rmmod_cycles"
 
 reset
 if [ $# -gt 0 ]; then
