@@ -78,6 +78,9 @@ static int softrdma_query_device(struct ib_device *ibdev,
 	attr->max_pd = SOFTRDMA_MAX_PD;
 	attr->max_fast_reg_page_list_len = 0;
 	attr->max_pkeys = 1;
+	attr->max_srq = SOFTRDMA_MAX_QP;
+	attr->max_srq_wr = SOFTRDMA_MAX_QP_WR;
+	attr->max_srq_sge = SOFTRDMA_MAX_SGE;
 	attr->local_ca_ack_delay = 15;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;

@@ -55,9 +55,8 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	/* Not yet: kernel consumers, UD/GSI QPs, SRQs. */
-	if (!udata || init->qp_type != IB_QPT_RC || init->srq ||
-	    init->create_flags)
+	/* Not yet: kernel consumers, UD/GSI QPs. */
+	if (!udata || init->qp_type != IB_QPT_RC || init->create_flags)
 		return -EOPNOTSUPP;
 	if (udata->outlen < sizeof(resp))
 		return -EINVAL;
@@ -176,6 +175,10 @@ static int softrdma_flush_rq(struct softrdma_qp *qp)
 	struct softrdma_cqe cqe;
 	u32 prod, cons;
 	int used;
+
+	/* An SRQ's WQEs belong to no QP: they stay for the others. */
+	if (qp->ibqp.srq)
+		return 0;
 
 	/* Acquire pairs with the provider's release of its WQEs. */
 	prod = smp_load_acquire(&hdr->producer);

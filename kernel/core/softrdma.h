@@ -195,6 +195,15 @@ struct softrdma_qp {
 	bool sq_sig_all;
 };
 
+struct softrdma_srq {
+	struct ib_srq ibsrq;
+	spinlock_t lock;		/* consumers and the limit */
+	struct softrdma_ring ring;
+	u32 max_sge;
+	u32 limit;
+	bool armed;
+};
+
 struct softrdma_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
@@ -254,6 +263,11 @@ static inline struct softrdma_qp *to_sqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct softrdma_qp, ibqp);
 }
 
+static inline struct softrdma_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct softrdma_srq, ibsrq);
+}
+
 static inline struct softrdma_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct softrdma_mr, ibmr);
@@ -296,6 +310,16 @@ void softrdma_qp_flush(struct softrdma_qp *qp);
 int softrdma_check_qp_attr(struct softrdma_qp *qp, struct ib_qp_attr *attr,
 			   int mask);
 #endif
+
+/* srq.c */
+int softrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+			struct ib_udata *udata);
+int softrdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int softrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int softrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+bool softrdma_srq_take(struct softrdma_srq *srq, struct softrdma_recv_wqe *wqe,
+		       struct softrdma_sge *sge);
 
 /* poll.c */
 int softrdma_poll_init(void);

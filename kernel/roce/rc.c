@@ -787,6 +787,14 @@ static bool softrdma_resp_take_recv(struct softrdma_qp *qp)
 	u32 prod, cons;
 	u8 *slot;
 
+	if (qp->ibqp.srq) {
+		if (!softrdma_srq_take(to_ssrq(qp->ibqp.srq), &qp->resp.rwqe,
+				       qp->resp.rsge))
+			return false;
+		qp->resp.roff = 0;
+		qp->resp.in_recv = true;
+		return true;
+	}
 	/* Acquire pairs with the provider's release of its WQEs. */
 	prod = smp_load_acquire(&hdr->producer);
 	cons = hdr->consumer;
@@ -821,8 +829,10 @@ static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
 		memcpy(&cqe.imm_data, immdt, SOFTRDMA_IMMDT_LEN);
 	}
 	softrdma_cq_post(qp->rcq, &cqe, solicited);
-	/* Release: the provider may reuse the slot. */
-	smp_store_release(&qp->rq.hdr->consumer, qp->rq.hdr->consumer + 1);
+	/* Release: the provider may reuse the slot (an SRQ's is free). */
+	if (!qp->ibqp.srq)
+		smp_store_release(&qp->rq.hdr->consumer,
+				  qp->rq.hdr->consumer + 1);
 	qp->resp.in_recv = false;
 }
 

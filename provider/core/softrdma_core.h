@@ -49,6 +49,16 @@ int softrdma_qp_post_recv(struct softrdma_qp_rings *rings,
 bool softrdma_qp_sq_need_wakeup(struct softrdma_qp_rings *rings);
 bool softrdma_qp_rq_need_wakeup(struct softrdma_qp_rings *rings);
 
+struct softrdma_srq_ring;
+
+/* Map the ring of a new SRQ; NULL with errno on failure. */
+struct softrdma_srq_ring *
+softrdma_srq_ring_open(int cmd_fd, const struct softrdma_create_srq_resp *resp);
+void softrdma_srq_ring_close(struct softrdma_srq_ring *srq);
+/* As softrdma_qp_post_recv, into the SRQ's ring. */
+int softrdma_srq_post_recv(struct softrdma_srq_ring *srq,
+			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
 #ifdef __cplusplus
 }
 #endif

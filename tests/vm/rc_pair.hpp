@@ -18,6 +18,7 @@ struct RcSide {
 	ibv_cq *cq = nullptr;
 	ibv_qp *qp = nullptr;
 	ibv_mr *mr = nullptr;
+	ibv_srq *srq = nullptr;
 	std::vector<std::uint8_t> buf;
 	int gid_index = -1;
 	ibv_gid gid{};
@@ -29,6 +30,8 @@ struct RcSide {
 	{
 		if (qp)
 			ibv_destroy_qp(qp);
+		if (srq)
+			ibv_destroy_srq(srq);
 		if (mr)
 			ibv_dereg_mr(mr);
 		if (cq)
@@ -40,8 +43,10 @@ struct RcSide {
 	}
 
 	// Open dev, find the GID, make a PD, a CQ, an MR of bytes with access
-	// and an RC QP.
-	bool setup(const char *dev, const char *gid_text, std::size_t bytes, int access)
+	// and an RC QP (taking its receives from a new SRQ of srq_wr WRs if
+	// srq_wr is not 0).
+	bool setup(const char *dev, const char *gid_text, std::size_t bytes, int access,
+		   std::uint32_t srq_wr = 0)
 	{
 		buf.assign(bytes, 0);
 		ctx = open_by_name(dev);
@@ -61,6 +66,15 @@ struct RcSide {
 		ia.cap.max_send_sge = 4;
 		ia.cap.max_recv_sge = 4;
 		ia.cap.max_inline_data = 128;
+		if (pd && srq_wr) {
+			ibv_srq_init_attr sa{};
+			sa.attr.max_wr = srq_wr;
+			sa.attr.max_sge = 2;
+			srq = ibv_create_srq(pd, &sa);
+			if (!srq)
+				return false;
+			ia.srq = srq;
+		}
 		if (pd && cq)
 			qp = ibv_create_qp(pd, &ia);
 		return gid_index >= 0 && pd && cq && mr && qp;

@@ -162,6 +162,32 @@ test_interop_rxe_atomics() {
 	"$ATOMIC" sr1 ::ffff:10.0.0.2 rxe0 ::ffff:10.0.0.1
 }
 
+SRQTEST=$REPO/build/user/verbs_srq
+
+test_rc_srq() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$SRQTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+}
+
+# ibv_srq_pingpong with its content check, 4 QPs on one SRQ, polled and
+# with completion events (-e).
+test_srq_pingpong() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	local g0 g1 args srv
+	g0=$(gid_index sr0 ::ffff:10.0.0.1)
+	g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
+	for args in "-s 4096 -q 4" "-s 100 -q 2 -e"; do
+		ip netns exec b timeout 120 ibv_srq_pingpong -d sr1 -g "$g1" $args -n 50 -c \
+			>/tmp/srv.log 2>&1 &
+		srv=$!
+		sleep 1
+		timeout 120 ibv_srq_pingpong -d sr0 -g "$g0" $args -n 50 -c 10.0.0.2 || return 1
+		wait $srv || { cat /tmp/srv.log; return 1; }
+	done
+}
+
 test_perftest_atomic() {
 	rdma link add sr0 type softroce netdev veth0
 	ip netns exec b rdma link add sr1 type softroce netdev veth1
@@ -648,7 +674,7 @@ kunit() {
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
 rc_transfers counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
-rc_atomics interop_rxe_atomics perftest_atomic \
+rc_atomics interop_rxe_atomics perftest_atomic rc_srq srq_pingpong \
 perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
