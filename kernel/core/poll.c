@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The send-queue poller: the kernel half of the doorbell of DESIGN.md.
+ * The send-queue poller, an option for hosts with cores to spare (module
+ * parameter poll_us, off by default).
  *
- * A QP whose provider rang the doorbell (a kick system call) joins the
- * poller's list and its SQ ring's NEED_WAKEUP flag is cleared: while it is
- * on the list, the provider publishes WQEs without a system call and the
- * poller thread sends them. A QP that brings no new work for poll_us
- * microseconds leaves the list with NEED_WAKEUP set again, and its next post
- * kicks. With poll_us=0 nothing is polled: every post kicks.
+ * Without it, the requester looks at the producer index whenever an
+ * acknowledgement arrives (rc.c, softrdma_req_doorbell()): the provider
+ * kicks only an SQ with nothing in flight. With it, a QP whose provider rang
+ * the doorbell (a kick system call) also joins the poller's list and its SQ
+ * ring's NEED_WAKEUP flag is cleared: while it is on the list, the provider
+ * publishes WQEs without a system call and the poller thread sends them. A
+ * QP that brings no new work for poll_us microseconds leaves the list with
+ * NEED_WAKEUP set again. On two vCPUs shared with spinning applications the
+ * thread costs more than it saves (see tools/lab bench), hence the default.
  *
  * No wake-up is lost: the provider publishes its producer index, then (after
  * a full barrier) reads the flag; the poller sets the flag, then (after a
@@ -20,7 +24,7 @@
 
 #include "softrdma.h"
 
-static unsigned int poll_us = 200;
+static unsigned int poll_us;
 module_param(poll_us, uint, 0644);
 MODULE_PARM_DESC(poll_us,
 		 "microseconds the kernel keeps polling an idle send queue before the provider must kick it (0: never poll)");

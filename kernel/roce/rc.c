@@ -403,12 +403,37 @@ bool softrdma_req_pending(struct softrdma_qp *qp)
 	       softrdma_req_may_send(qp, qp->req.send_idx);
 }
 
-/* The requester: send the WQEs the provider has published. */
+/*
+ * The kernel side of the doorbell (DESIGN.md, "Data path"). While WQEs are
+ * in flight, an ACK, a response or the retransmit timer brings the
+ * requester back, and it reads the producer index then: the provider need
+ * not kick, and NEED_WAKEUP is clear. Once everything is acknowledged the
+ * flag is set, and the producer index read once more after a full barrier,
+ * against the provider's publish-barrier-read: no wake-up is lost.
+ *
+ * Return: true if WQEs were published meanwhile (run again).
+ */
+static bool softrdma_req_doorbell(struct softrdma_qp *qp)
+{
+	if (qp->req.comp_idx != qp->req.send_idx) {
+		softrdma_ring_clear_flag(&qp->sq, SOFTRDMA_RING_NEED_WAKEUP);
+		return false;
+	}
+	softrdma_qp_need_wakeup(qp);
+	return softrdma_req_pending(qp);
+}
+
+/*
+ * The requester: send the WQEs the provider has published. Runs on a kick,
+ * from the poller, and after every acknowledgement. Caller holds qp->lock.
+ */
 void softrdma_req_run(struct softrdma_qp *qp)
 {
 	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
+	bool sent = false;
 	u32 prod, pkt;
 
+again:
 	/* Acquire pairs with the provider's release of its WQEs. */
 	prod = smp_load_acquire(&hdr->producer);
 	if (softrdma_ring_used(prod, qp->req.comp_idx, qp->sq.num_slots) < 0) {
@@ -417,6 +442,8 @@ void softrdma_req_run(struct softrdma_qp *qp)
 	}
 	while (qp->req.send_idx != prod) {
 		u32 idx = qp->req.send_idx;
+		struct softrdma_swqe *s =
+			&qp->swqe[idx & (qp->sq.num_slots - 1)];
 		u32 status;
 
 		/* The provider's fields are only a hint here; the copy
@@ -425,9 +452,6 @@ void softrdma_req_run(struct softrdma_qp *qp)
 		if (!softrdma_req_may_send(qp, idx))
 			break;
 		status = softrdma_req_take(qp, idx);
-		struct softrdma_swqe *s =
-			&qp->swqe[idx & (qp->sq.num_slots - 1)];
-
 		qp->req.send_idx++;
 		if (status != IB_WC_SUCCESS) {
 			/* Complete what went before it first? They are in
@@ -438,6 +462,7 @@ void softrdma_req_run(struct softrdma_qp *qp)
 			softrdma_qp_fail(qp);
 			return;
 		}
+		sent = true;
 		for (pkt = 0; pkt < s->npkts; pkt++) {
 			int err = softrdma_req_xmit(qp, idx, pkt);
 
@@ -453,7 +478,12 @@ void softrdma_req_run(struct softrdma_qp *qp)
 				break;
 		}
 	}
-	softrdma_req_arm_timer(qp);
+	if (softrdma_req_doorbell(qp))
+		goto again;
+	/* New packets need the timer; an idle pass must not push it back. */
+	if (qp->req.comp_idx != qp->req.send_idx &&
+	    (sent || !timer_pending(&qp->req.timer)))
+		softrdma_req_arm_timer(qp);
 }
 
 /* Complete in order every WQE an ACK of @psn covers; stop at a READ. */
@@ -479,7 +509,8 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 
 /*
  * The oldest WQE, a READ or an atomic, has its whole response: complete it,
- * then what an ACK of @psn covers, and send what waited for it.
+ * then what an ACK of @psn covers. (What waited for it goes next: see
+ * softrdma_roce_rcv().)
  */
 static void softrdma_comp_rd_atomic_done(struct softrdma_qp *qp, u32 psn)
 {
@@ -488,7 +519,6 @@ static void softrdma_comp_rd_atomic_done(struct softrdma_qp *qp, u32 psn)
 	qp->req.retries = 0;
 	qp->req.rd_atomic--;
 	softrdma_comp_ack(qp, psn);
-	softrdma_req_run(qp);
 }
 
 /* An atomic acknowledge: the original value for the oldest WQE. */
@@ -1081,10 +1111,13 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 	len = skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN;
 	spin_lock_bh(&qp->lock);
 	if (READ_ONCE(qp->state) == IB_QPS_RTS &&
-	    op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK)
+	    op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK) {
 		softrdma_comp_rcv(qp, op, bth->flags, psn,
 				  skb->data + SOFTRDMA_BTH_LEN, len);
-	else if ((READ_ONCE(qp->state) == IB_QPS_RTR ||
+		/* Send what was posted meanwhile, without a kick. */
+		if (READ_ONCE(qp->state) == IB_QPS_RTS)
+			softrdma_req_run(qp);
+	} else if ((READ_ONCE(qp->state) == IB_QPS_RTR ||
 		  READ_ONCE(qp->state) == IB_QPS_RTS) &&
 		 !(op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK))
 		softrdma_resp_rcv(qp, op, bth->flags, psn,

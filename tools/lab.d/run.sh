@@ -69,7 +69,7 @@ for s in "${shares[@]}"; do
 done
 
 timeout --foreground "${LAB_TIMEOUT:-3600}" qemu-system-x86_64 "${qargs[@]}" </dev/null |
-	tr -d '\r' || true
+	stdbuf -oL tr -d "\r" || true
 
 if [ ! -f "$out/status" ]; then
 	echo "[lab] the guest died before the command finished" >&2
