@@ -6,6 +6,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -138,17 +139,16 @@ TEST(SendBatch, SameBytesAsPostSend)
 TEST(SendBatch, InlineDataListIsCopied)
 {
 	Sq m;
-	const std::string_view x = "inline ";
-	const std::string_view y = "data";
+	std::array<char, 7> x{'i', 'n', 'l', 'i', 'n', 'e', ' '};
+	std::array<char, 4> y{'d', 'a', 't', 'a'};
 	std::array<char, 8> zbuf{};
-	const std::array<ibv_data_buf, 3> bufs{{{const_cast<char *>(x.data()), x.size()},
-						{zbuf.data(), 0},
-						{const_cast<char *>(y.data()), y.size()}}};
+	const std::array<ibv_data_buf, 3> bufs{
+		{{x.data(), x.size()}, {zbuf.data(), 0}, {y.data(), y.size()}}};
 	m.q.start();
 	m.q.begin(hdr(IBV_WR_SEND, 1, IBV_SEND_INLINE));
 	m.q.set_inline(bufs);
 	m.q.begin(hdr(IBV_WR_RDMA_WRITE, 2));
-	const ibv_data_buf one{const_cast<char *>(y.data()), y.size()};
+	const ibv_data_buf one{y.data(), y.size()};
 	m.q.set_inline({&one, 1});
 	ASSERT_EQ(m.q.complete(), 0);
 	EXPECT_EQ(m.hdr().producer, 2U);
@@ -167,7 +167,8 @@ TEST(SendBatch, InlineDataListIsCopied)
 TEST(SendBatch, LaterSetterReplacesData)
 {
 	Sq m;
-	const ibv_data_buf b{const_cast<char *>("abc"), 3};
+	std::array<char, 3> abc{'a', 'b', 'c'};
+	const ibv_data_buf b{abc.data(), abc.size()};
 	const ibv_sge s{0x10, 1, 2};
 	m.q.start();
 	m.q.begin(hdr(IBV_WR_SEND, 1));
@@ -259,36 +260,33 @@ TEST(SendBatch, BadRequestFailsTheWholeBatch)
 
 	struct Bad {
 		const char *what;
-		void (*add)(softrdma::SendQueue &q);
+		std::function<void(softrdma::SendQueue &)> add;
 	};
-	static const ibv_data_buf *p_long;
-	static const std::array<ibv_sge, kMaxSge + 1> *p_sges;
-	p_long = &too_long;
-	p_sges = &sges;
+	const ibv_data_buf none{nullptr, 0};
 	const std::array<Bad, 6> bads{{
-		{"inline too long", [](softrdma::SendQueue &q) {
+		{"inline too long",
+		 [&](softrdma::SendQueue &q) {
 			 q.begin(hdr(IBV_WR_SEND, 5));
-			 q.set_inline({p_long, 1});
+			 q.set_inline({&too_long, 1});
 		 }},
-		{"too many SGEs", [](softrdma::SendQueue &q) {
+		{"too many SGEs",
+		 [&](softrdma::SendQueue &q) {
 			 q.begin(hdr(IBV_WR_RDMA_WRITE, 5));
-			 q.set_sges(*p_sges);
+			 q.set_sges(sges);
 		 }},
-		{"inline READ", [](softrdma::SendQueue &q) {
-			 const ibv_data_buf b{nullptr, 0};
+		{"inline READ",
+		 [&](softrdma::SendQueue &q) {
 			 q.begin(hdr(IBV_WR_RDMA_READ, 5));
-			 q.set_inline({&b, 1});
+			 q.set_inline({&none, 1});
 		 }},
-		{"inline atomic", [](softrdma::SendQueue &q) {
-			 const ibv_data_buf b{nullptr, 0};
+		{"inline atomic",
+		 [&](softrdma::SendQueue &q) {
 			 q.begin(hdr(IBV_WR_ATOMIC_FETCH_AND_ADD, 5));
-			 q.set_inline({&b, 1});
+			 q.set_inline({&none, 1});
 		 }},
-		{"unknown opcode", [](softrdma::SendQueue &q) { q.begin(hdr(static_cast<ibv_wr_opcode>(99), 5)); }},
-		{"setter without builder", [](softrdma::SendQueue &q) {
-			 const ibv_sge one{0x10, 1, 2};
-			 q.set_sges({&one, 1});
-		 }},
+		{"unknown opcode",
+		 [](softrdma::SendQueue &q) { q.begin(hdr(static_cast<ibv_wr_opcode>(99), 5)); }},
+		{"setter without builder", [&](softrdma::SendQueue &q) { q.set_sges({&s, 1}); }},
 	}};
 	for (const auto &bad : bads) {
 		Sq m;
@@ -322,10 +320,10 @@ TEST(SendBatch, PostStillPublishesPerRequest)
 	ASSERT_EQ(m.q.post(wr), 0);
 	EXPECT_EQ(m.hdr().producer, 1U);
 	// An atomic with IBV_SEND_INLINE takes its SGE as an SGE.
-	const ibv_sge s{0x80, 8, 3};
+	ibv_sge s{0x80, 8, 3};
 	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 	wr.send_flags = IBV_SEND_INLINE;
-	wr.sg_list = const_cast<ibv_sge *>(&s);
+	wr.sg_list = &s;
 	wr.num_sge = 1;
 	wr.wr.atomic.remote_addr = 0x4000;
 	wr.wr.atomic.rkey = 0x44;
