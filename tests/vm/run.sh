@@ -180,6 +180,14 @@ test_perftest_roce() {
 			for mode in "" --use_old_post_send; do
 				echo "== $t -s $size $mode"
 				"$PERF" sr1 b sr0 - 10.0.0.2 $t -s $size -n 20 $mode
+				# perftest takes the ibv_wr_* path unless told not to.
+				local want=ON
+				[ -z "$mode" ] || want=OFF
+				grep -q "ibv_wr\* API *: $want" /tmp/perf-cli.log || {
+					echo "perftest's banner lacks 'ibv_wr* API : $want':"
+					grep 'ibv_wr' /tmp/perf-cli.log
+					return 1
+				}
 			done
 		done
 	done
@@ -263,6 +271,21 @@ test_rc_transfers() {
 	rdma link add sr0 type softroce netdev veth0
 	ip netns exec b rdma link add sr1 type softroce netdev veth1
 	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+}
+
+# The same transfers posted through ibv_wr_* (ibv_qp_ex), and polled
+# through ibv_cq_ex.
+test_rc_wr_api() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --wr
+}
+
+test_rc_cq_ex() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --cq-ex
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --wr --cq-ex
 }
 
 test_rc_pingpong() {
@@ -409,7 +432,7 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
-rc_transfers rc_pingpong interop_rxe_transfers interop_rxe_pingpong \
+rc_transfers rc_wr_api rc_cq_ex rc_pingpong interop_rxe_transfers interop_rxe_pingpong \
 perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
