@@ -171,6 +171,10 @@ test_interop_rxe_pingpong() {
 
 PERF=$REPO/tests/vm/perftest.sh
 
+# perftest 25.01 takes the ibv_wr_* path only on devices of its own list
+# (ConnectX, BlueField, EFA, HNS, by vendor and part id) and forces
+# --use_old_post_send on any other, rxe and softrdma included: its banner
+# says "ibv_wr* API : OFF" either way. rc_wr_api covers ibv_wr_*.
 test_perftest_roce() {
 	rdma link add sr0 type softroce netdev veth0
 	ip netns exec b rdma link add sr1 type softroce netdev veth1
@@ -180,14 +184,6 @@ test_perftest_roce() {
 			for mode in "" --use_old_post_send; do
 				echo "== $t -s $size $mode"
 				"$PERF" sr1 b sr0 - 10.0.0.2 $t -s $size -n 20 $mode
-				# perftest takes the ibv_wr_* path unless told not to.
-				local want=ON
-				[ -z "$mode" ] || want=OFF
-				grep -q "ibv_wr\* API *: $want" /tmp/perf-cli.log || {
-					echo "perftest's banner lacks 'ibv_wr* API : $want':"
-					grep 'ibv_wr' /tmp/perf-cli.log
-					return 1
-				}
 			done
 		done
 	done
