@@ -127,7 +127,23 @@ void check_refusals(Side &s)
 		if (qp)
 			ibv_destroy_qp(qp);
 	}
+	// A QP in RESET takes no sends, through ibv_wr_* either.
 	ia.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	ibv_qp *reset = ibv_create_qp_ex(s.ctx, &ia);
+	ibv_qp_ex *rx = reset ? ibv_qp_to_qp_ex(reset) : nullptr;
+	check(rx != nullptr, "a QP with send ops SEND has an ibv_qp_ex");
+	if (rx) {
+		ibv_wr_start(rx);
+		rx->wr_id = 1;
+		rx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(rx);
+		ibv_wr_set_sge(rx, s.mr->lkey, reinterpret_cast<std::uintptr_t>(s.buf.data()), 8);
+		check_errno(ibv_wr_complete(rx), EINVAL, "ibv_wr_complete on a QP in RESET fails");
+		ibv_wr_start(rx); // the failure released the QP's lock
+		ibv_wr_abort(rx);
+	}
+	if (reset)
+		ibv_destroy_qp(reset);
 	ia.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	ia.create_flags = IBV_QP_CREATE_SCATTER_FCS;
 	errno = 0;
