@@ -475,6 +475,91 @@ static int sr_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 				sizeof(cmd));
 }
 
+struct usr_create_srq_resp {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct softrdma_create_srq_resp drv;
+};
+static_assert(sizeof(struct usr_create_srq_resp) ==
+	      sizeof(struct ib_uverbs_create_srq_resp) +
+	      sizeof(struct softrdma_create_srq_resp),
+	      "no padding in the create_srq response");
+
+struct sr_srq {
+	struct verbs_srq vsrq;
+	struct softrdma_srq_ring *ring;
+};
+
+static struct sr_srq *to_sr_srq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sr_srq, vsrq.srq);
+}
+
+static struct ibv_srq *sr_create_srq(struct ibv_pd *pd,
+				     struct ibv_srq_init_attr *attr)
+{
+	struct usr_create_srq_resp resp = {};
+	struct ibv_create_srq cmd = {};
+	struct sr_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	srq->ring = softrdma_srq_ring_open(pd->context->cmd_fd, &resp.drv);
+	if (!srq->ring) {
+		ret = errno;
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	return &srq->vsrq.srq;
+}
+
+static int sr_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+			 int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+static int sr_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd = {};
+
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+static int sr_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct sr_srq *srq = to_sr_srq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+	softrdma_srq_ring_close(srq->ring);
+	free(srq);
+	return 0;
+}
+
+/* Receives wait in the ring for packets: no doorbell. */
+static int sr_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr)
+{
+	return softrdma_srq_post_recv(to_sr_srq(ibsrq)->ring, wr, bad_wr);
+}
+
 /*
  * The doorbell: a POST_SEND or POST_RECV command without work requests
  * tells the kernel that the rings hold new entries.
@@ -511,9 +596,14 @@ static int sr_kick(struct ibv_qp *ibqp, bool send)
 	return 0;
 }
 
-/* Tell the kernel that the send queue holds new work. */
+/*
+ * Tell the kernel that the send queue holds new work, unless it polls the
+ * queue: then publishing was enough. The one kick site for the send queue.
+ */
 static int sr_sq_doorbell(struct sr_qp *qp)
 {
+	if (!softrdma_qp_sq_need_wakeup(qp->rings))
+		return 0;
 	return sr_kick(&qp->vqp.qp, true);
 }
 
@@ -767,8 +857,11 @@ static int sr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	ret = softrdma_qp_post_recv(qp->rings, wr, bad_wr);
 	if (ret && *bad_wr == wr)
 		return ret;
-	/* Receives wait for packets; only a QP in error needs telling. */
-	if (qp->state == IBV_QPS_ERR)
+	/*
+	 * Receives wait for packets; only a QP in error needs telling (the
+	 * kernel flags the ring when it moved the QP there on its own).
+	 */
+	if (qp->state == IBV_QPS_ERR || softrdma_qp_rq_need_wakeup(qp->rings))
 		kret = sr_kick(ibqp, false);
 	return ret ? ret : kret;
 }
@@ -801,6 +894,11 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.query_qp = sr_query_qp,
 	.post_send = sr_post_send,
 	.post_recv = sr_post_recv,
+	.create_srq = sr_create_srq,
+	.modify_srq = sr_modify_srq,
+	.query_srq = sr_query_srq,
+	.destroy_srq = sr_destroy_srq,
+	.post_srq_recv = sr_post_srq_recv,
 	.free_context = sr_free_context,
 };
 

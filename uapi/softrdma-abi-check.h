@@ -44,5 +44,7 @@ static_assert(sizeof(struct softrdma_recv_wqe) == SOFTRDMA_RECV_WQE_HDR_SIZE,
 	      "recv WQE header size");
 static_assert(sizeof(struct softrdma_create_qp_resp) == 56,
 	      "create_qp response size");
+static_assert(sizeof(struct softrdma_create_srq_resp) == 24,
+	      "create_srq response size");
 
 #endif /* SOFTRDMA_ABI_CHECK_H */

@@ -6,7 +6,7 @@
  * (C and C++). Every structure has a fixed size and layout, checked with
  * static assertions on both sides (softrdma-abi-check.h).
  *
- * Rings (CQ now; SQ, RQ and SRQ later) are allocated by the kernel and
+ * Rings (CQ, SQ, RQ and SRQ) are allocated by the kernel and
  * mapped into the process. A ring is one softrdma_ring_hdr followed by
  * num_slots fixed-size slots. Producer and consumer indices are free-running
  * 32-bit counters; slot i lives at index (i & (num_slots - 1)). num_slots is
@@ -169,6 +169,17 @@ struct softrdma_create_qp_resp {
 	__u32 rq_slots;
 	__u32 rq_slot_size;
 	__u32 max_inline;
+};
+
+/*
+ * Response of SRQ creation: where and how to map the SRQ ring, whose slots
+ * hold receive WQEs as the RQ's do.
+ */
+struct softrdma_create_srq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__u32 num_slots;
+	__u32 slot_size;
 };
 
 #endif /* SOFTRDMA_ABI_H */

@@ -78,6 +78,9 @@ static int softrdma_query_device(struct ib_device *ibdev,
 	attr->max_pd = SOFTRDMA_MAX_PD;
 	attr->max_fast_reg_page_list_len = 0;
 	attr->max_pkeys = 1;
+	attr->max_srq = SOFTRDMA_MAX_QP;
+	attr->max_srq_wr = SOFTRDMA_MAX_QP_WR;
+	attr->max_srq_sge = SOFTRDMA_MAX_SGE;
 	attr->local_ca_ack_delay = 15;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
@@ -164,6 +167,41 @@ void softrdma_port_event(struct softrdma_dev *sdev, enum ib_event_type type)
 	ib_dispatch_event(&ev);
 }
 
+static const struct rdma_stat_desc softrdma_counter_descs[] = {
+	[SOFTRDMA_CNT_TX_PKTS] = { .name = "tx_packets" },
+	[SOFTRDMA_CNT_RX_PKTS] = { .name = "rx_packets" },
+	[SOFTRDMA_CNT_RX_ICRC_ERR] = { .name = "rx_icrc_errors" },
+	[SOFTRDMA_CNT_RX_MALFORMED] = { .name = "rx_malformed" },
+	[SOFTRDMA_CNT_RX_NOQP] = { .name = "rx_unknown_qp" },
+	[SOFTRDMA_CNT_RX_QP_STATE] = { .name = "rx_qp_state_drops" },
+	[SOFTRDMA_CNT_RETRANSMITS] = { .name = "retransmits" },
+	[SOFTRDMA_CNT_SEQ_NAKS] = { .name = "seq_naks_sent" },
+	[SOFTRDMA_CNT_RNR_NAKS] = { .name = "rnr_naks_sent" },
+	[SOFTRDMA_CNT_DUPLICATES] = { .name = "duplicate_requests" },
+};
+
+static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);
+
+static struct rdma_hw_stats *softrdma_alloc_hw_port_stats(struct ib_device *ibdev,
+							  u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(softrdma_counter_descs,
+					  SOFTRDMA_NUM_COUNTERS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int softrdma_get_hw_stats(struct ib_device *ibdev,
+				 struct rdma_hw_stats *stats, u32 port,
+				 int index)
+{
+	struct softrdma_dev *sdev = to_sdev(ibdev);
+	int i;
+
+	for (i = 0; i < SOFTRDMA_NUM_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&sdev->counters[i]);
+	return SOFTRDMA_NUM_COUNTERS;
+}
+
 static const struct ib_device_ops softrdma_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -171,8 +209,10 @@ static const struct ib_device_ops softrdma_dev_ops = {
 	.uverbs_no_driver_id_binding = 1,
 	.device_group = &softrdma_attr_group,
 
+	.alloc_hw_port_stats = softrdma_alloc_hw_port_stats,
 	.dealloc_driver = softrdma_dealloc_driver,
 	.get_dev_fw_str = softrdma_get_dev_fw_str,
+	.get_hw_stats = softrdma_get_hw_stats,
 	.get_link_layer = softrdma_get_link_layer,
 	.query_device = softrdma_query_device,
 	.query_port = softrdma_query_port,

@@ -192,18 +192,26 @@ static int __init softrdma_init(void)
 {
 	int ret;
 
-	ret = softrdma_roce_init();
+	ret = softrdma_poll_init();
 	if (ret)
 		return ret;
+	ret = softrdma_roce_init();
+	if (ret)
+		goto err_poll;
 	ret = register_netdevice_notifier(&softrdma_netdev_nb);
 	if (ret) {
 		pr_err("softrdma: cannot register netdev notifier: %d\n", ret);
-		softrdma_roce_exit();
-		return ret;
+		goto err_roce;
 	}
 	rdma_link_register(&softrdma_link_roce);
 	rdma_link_register(&softrdma_link_iwarp);
 	return 0;
+
+err_roce:
+	softrdma_roce_exit();
+err_poll:
+	softrdma_poll_exit();
+	return ret;
 }
 
 static void __exit softrdma_exit(void)
@@ -217,6 +225,7 @@ static void __exit softrdma_exit(void)
 	wait_event(softrdma_devices_gone,
 		   !atomic_read(&softrdma_num_devices));
 	softrdma_roce_exit();
+	softrdma_poll_exit();
 }
 
 module_init(softrdma_init);

@@ -116,3 +116,40 @@ void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		len -= n;
 	}
 }
+
+/**
+ * softrdma_mr_atomic - an 8-byte atomic operation on an MR
+ * @mr: an MR obtained with softrdma_mr_get() for 8 bytes at @iova
+ * @iova: the operand's address; naturally aligned
+ * @cmp_swap: compare and swap (else fetch and add)
+ * @compare: the value compared with (compare and swap)
+ * @swap_add: the value swapped in, or added
+ * @orig: set to the operand's value before the operation
+ *
+ * The operation is atomic against the CPUs (the process may use atomics of
+ * its own on the same word) and against every other responder.
+ *
+ * Return: 0, or -EINVAL if the operand is not naturally aligned in memory.
+ */
+int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova, bool cmp_swap,
+		       u64 compare, u64 swap_add, u64 *orig)
+{
+	u64 pos = iova - mr->iova + mr->page_offset;
+	u8 *va;
+	u64 *p, old;
+
+	if (pos & 7)
+		return -EINVAL;
+	va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
+	p = (u64 *)(va + offset_in_page(pos));
+	if (cmp_swap) {
+		old = cmpxchg64(p, compare, swap_add);
+	} else {
+		old = READ_ONCE(*p);
+		while (!try_cmpxchg64(p, &old, old + swap_add))
+			;
+	}
+	kunmap_local(va);
+	*orig = old;
+	return 0;
+}

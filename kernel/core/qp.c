@@ -9,6 +9,7 @@
  */
 #include <linux/hash.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 #include <net/ipv6.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -54,9 +55,8 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	/* Not yet: kernel consumers, UD/GSI QPs, SRQs. */
-	if (!udata || init->qp_type != IB_QPT_RC || init->srq ||
-	    init->create_flags)
+	/* Not yet: kernel consumers, UD/GSI QPs. */
+	if (!udata || init->qp_type != IB_QPT_RC || init->create_flags)
 		return -EOPNOTSUPP;
 	if (udata->outlen < sizeof(resp))
 		return -EINVAL;
@@ -90,6 +90,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rcq = to_scq(init->recv_cq);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	mutex_init(&qp->state_lock);
+	INIT_LIST_HEAD(&qp->poll_node);
 
 	ret = softrdma_ring_init(&qp->sq, sq_slots,
 				 softrdma_sq_slot_size(qp->sq_max_sge,
@@ -103,6 +104,8 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ret = softrdma_rc_qp_init(qp);
 	if (ret)
 		goto err_rq;
+	/* Nobody polls the new SQ: the provider kicks. */
+	qp->sq.hdr->flags = SOFTRDMA_RING_NEED_WAKEUP;
 
 	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
 			      XA_LIMIT(SOFTRDMA_QPN_MIN, SOFTRDMA_QPN_MAX),
@@ -148,6 +151,7 @@ int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct softrdma_qp *qp = to_sqp(ibqp);
 
 	xa_erase(&qp->sdev->qps, ibqp->qp_num);
+	softrdma_poll_del(qp);
 	/* Packets found the QP under RCU; then they hold a reference. */
 	synchronize_rcu();
 	softrdma_qp_put(qp);
@@ -171,6 +175,10 @@ static int softrdma_flush_rq(struct softrdma_qp *qp)
 	struct softrdma_cqe cqe;
 	u32 prod, cons;
 	int used;
+
+	/* An SRQ's WQEs belong to no QP: they stay for the others. */
+	if (qp->ibqp.srq)
+		return 0;
 
 	/* Acquire pairs with the provider's release of its WQEs. */
 	prod = smp_load_acquire(&hdr->producer);
@@ -262,8 +270,8 @@ static void softrdma_qp_reset_rings(struct softrdma_qp *qp)
 			  READ_ONCE(qp->rq.hdr->producer));
 }
 
-static int softrdma_check_qp_attr(struct softrdma_qp *qp,
-				  struct ib_qp_attr *attr, int mask)
+VISIBLE_IF_KUNIT int softrdma_check_qp_attr(struct softrdma_qp *qp,
+					    struct ib_qp_attr *attr, int mask)
 {
 	struct ib_device_attr *dattr = &qp->sdev->ibdev.attrs;
 
@@ -304,6 +312,7 @@ static int softrdma_check_qp_attr(struct softrdma_qp *qp,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(softrdma_check_qp_attr);
 
 static void softrdma_apply_qp_attr(struct softrdma_qp *qp,
 				   struct ib_qp_attr *attr, int mask)
@@ -410,6 +419,8 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->resp.in_recv = false;
 		qp->resp.in_write = false;
 		qp->resp.nak_sent = false;
+		memset(qp->resp.atomics, 0, sizeof(qp->resp.atomics));
+		qp->resp.atomic_next = 0;
 	}
 	if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
 		qp->req.psn = qp->attrs.sq_psn;
@@ -418,12 +429,20 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->req.retries = 0;
 		qp->req.rnr_retries = 0;
 		qp->req.read_off = 0;
+		qp->req.rd_atomic = 0;
+		qp->req.rnr_wait = false;
 	}
 	WRITE_ONCE(qp->state, next);
-	if (next == IB_QPS_RESET)
+	if (next != IB_QPS_RTS)
+		softrdma_qp_need_wakeup(qp);
+	if (next == IB_QPS_RESET) {
 		softrdma_qp_reset_rings(qp);
-	else if (next == IB_QPS_ERR)
+		softrdma_ring_clear_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
+	} else if (next == IB_QPS_ERR) {
+		/* Receives posted from now on must be flushed: kick. */
+		softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
 		softrdma_qp_flush(qp);
+	}
 	spin_unlock_bh(&qp->lock);
 	if (next == IB_QPS_RESET || next == IB_QPS_ERR)
 		del_timer_sync(&qp->req.timer);
@@ -497,5 +516,7 @@ int softrdma_qp_kick(struct softrdma_qp *qp)
 		break;
 	}
 	spin_unlock_bh(&qp->lock);
+	if (!ret && qp->state == IB_QPS_RTS)
+		softrdma_poll_add(qp);
 	return ret;
 }

@@ -30,6 +30,21 @@
 #define SOFTRDMA_MAX_RD_ATOMIC	128
 #define SOFTRDMA_PSN_MASK	0xffffff
 
+/* Per-device packet and event counters (rdma statistic show link). */
+enum softrdma_counter {
+	SOFTRDMA_CNT_TX_PKTS,
+	SOFTRDMA_CNT_RX_PKTS,
+	SOFTRDMA_CNT_RX_ICRC_ERR,
+	SOFTRDMA_CNT_RX_MALFORMED,
+	SOFTRDMA_CNT_RX_NOQP,
+	SOFTRDMA_CNT_RX_QP_STATE,
+	SOFTRDMA_CNT_RETRANSMITS,
+	SOFTRDMA_CNT_SEQ_NAKS,
+	SOFTRDMA_CNT_RNR_NAKS,
+	SOFTRDMA_CNT_DUPLICATES,
+	SOFTRDMA_NUM_COUNTERS
+};
+
 /* One softrdma device: an ib_device bound to one netdev, one port. */
 struct softrdma_dev {
 	struct ib_device ibdev;
@@ -48,7 +63,14 @@ struct softrdma_dev {
 	atomic_t num_pds;
 	atomic_t num_cqs;
 	atomic_t num_mrs;
+	atomic64_t counters[SOFTRDMA_NUM_COUNTERS];
 };
+
+static inline void softrdma_count(struct softrdma_dev *sdev,
+				  enum softrdma_counter c)
+{
+	atomic64_inc(&sdev->counters[c]);
+}
 
 struct softrdma_ucontext {
 	struct ib_ucontext ibuc;
@@ -131,6 +153,9 @@ struct softrdma_qp {
 		u32 send_idx;		/* next WQE to send */
 		u32 comp_idx;		/* oldest WQE not completed */
 		u32 read_off;		/* bytes of the oldest READ arrived */
+		u32 rd_atomic;		/* READs and atomics in flight */
+		u32 rnr_psn;		/* where to resume after an RNR wait */
+		bool rnr_wait;		/* the timer runs the RNR delay */
 		u8 retries;
 		u8 rnr_retries;
 		struct timer_list timer;
@@ -144,12 +169,22 @@ struct softrdma_qp {
 		u32 roff;
 		struct softrdma_recv_wqe rwqe;
 		struct softrdma_sge rsge[SOFTRDMA_MAX_SGE];
+		/* Results of the last atomics, for duplicates to replay. */
+		struct softrdma_atomic_res {
+			u64 orig;
+			u32 psn;
+			bool valid;
+		} atomics[SOFTRDMA_MAX_RD_ATOMIC];
+		u32 atomic_next;
 		u64 wva;
 		u32 wrkey;
 		u32 wlen;
 		u32 woff;
 	} resp;
 	struct softrdma_qp_attrs attrs;
+	struct list_head poll_node;	/* on the poller's list */
+	ktime_t poll_last;		/* when the poller last found work */
+	bool poll_dead;			/* never to be polled again */
 	struct softrdma_ring sq;
 	struct softrdma_ring rq;
 	struct softrdma_cq *scq;
@@ -158,6 +193,15 @@ struct softrdma_qp {
 	u32 rq_max_sge;
 	u32 max_inline;
 	bool sq_sig_all;
+};
+
+struct softrdma_srq {
+	struct ib_srq ibsrq;
+	spinlock_t lock;		/* consumers and the limit */
+	struct softrdma_ring ring;
+	u32 max_sge;
+	u32 limit;
+	bool armed;
 };
 
 struct softrdma_mr {
@@ -192,6 +236,18 @@ static inline void *softrdma_ring_slot(const struct softrdma_ring *ring,
 	       (size_t)(idx & (ring->num_slots - 1)) * ring->slot_size;
 }
 
+/* Ring flags are the kernel's to write; callers serialise per ring. */
+static inline void softrdma_ring_set_flag(struct softrdma_ring *ring, u32 flag)
+{
+	WRITE_ONCE(ring->hdr->flags, READ_ONCE(ring->hdr->flags) | flag);
+}
+
+static inline void softrdma_ring_clear_flag(struct softrdma_ring *ring,
+					    u32 flag)
+{
+	WRITE_ONCE(ring->hdr->flags, READ_ONCE(ring->hdr->flags) & ~flag);
+}
+
 static inline struct softrdma_pd *to_spd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct softrdma_pd, ibpd);
@@ -205,6 +261,11 @@ static inline struct softrdma_cq *to_scq(struct ib_cq *ibcq)
 static inline struct softrdma_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct softrdma_qp, ibqp);
+}
+
+static inline struct softrdma_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct softrdma_srq, ibsrq);
 }
 
 static inline struct softrdma_mr *to_smr(struct ib_mr *ibmr)
@@ -244,6 +305,28 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init);
 int softrdma_qp_kick(struct softrdma_qp *qp);
 void softrdma_qp_flush(struct softrdma_qp *qp);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static without KUnit; the KUnit suite checks it. */
+int softrdma_check_qp_attr(struct softrdma_qp *qp, struct ib_qp_attr *attr,
+			   int mask);
+#endif
+
+/* srq.c */
+int softrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+			struct ib_udata *udata);
+int softrdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int softrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int softrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+bool softrdma_srq_take(struct softrdma_srq *srq, struct softrdma_recv_wqe *wqe,
+		       struct softrdma_sge *sge);
+
+/* poll.c */
+int softrdma_poll_init(void);
+void softrdma_poll_exit(void);
+void softrdma_poll_add(struct softrdma_qp *qp);
+void softrdma_poll_del(struct softrdma_qp *qp);
+void softrdma_qp_need_wakeup(struct softrdma_qp *qp);
 
 /* mem.c */
 int softrdma_mr_init_pages(struct softrdma_mr *mr);
@@ -254,6 +337,8 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 void softrdma_mr_put(struct softrdma_mr *mr);
 void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
+int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova, bool cmp_swap,
+		       u64 compare, u64 swap_add, u64 *orig);
 u32 softrdma_wc_opcode(u32 wr_opcode);
 
 /* ring.c */
@@ -285,6 +370,7 @@ u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 /* roce/rc.c */
 void softrdma_roce_rcv(struct sk_buff *skb);
 void softrdma_req_run(struct softrdma_qp *qp);
+bool softrdma_req_pending(struct softrdma_qp *qp);
 int softrdma_rc_qp_init(struct softrdma_qp *qp);
 void softrdma_rc_qp_cleanup(struct softrdma_qp *qp);
 void softrdma_qp_put(struct softrdma_qp *qp);

@@ -407,9 +407,14 @@ const struct ib_device_ops softrdma_common_ops = {
 	.query_qp = softrdma_query_qp,
 	.post_send = softrdma_post_send,
 	.post_recv = softrdma_post_recv,
+	.create_srq = softrdma_create_srq,
+	.modify_srq = softrdma_modify_srq,
+	.query_srq = softrdma_query_srq,
+	.destroy_srq = softrdma_destroy_srq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, softrdma_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_pd, softrdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_cq, softrdma_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, softrdma_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, softrdma_srq, ibsrq),
 };

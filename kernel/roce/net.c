@@ -4,12 +4,14 @@
  * that has a softroce device, IPv4 transmit and receive, and the ICRC.
  */
 #include <linux/crc32.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/udp.h>
 #include <net/ip.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
+#include <kunit/visibility.h>
 
 #include "softrdma.h"
 #include "roce.h"
@@ -22,8 +24,34 @@ struct softrdma_net {
 
 static unsigned int softrdma_net_id;
 
+/* Count a packet dropped before its QP is known against its device. */
+static void softrdma_roce_count_drop(struct sk_buff *skb,
+				     enum softrdma_counter c)
+{
+	struct softrdma_dev *sdev = NULL;
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	ndev = skb->dev;
+	/* Loopback to our own address arrives on lo: find its owner. */
+	if (ndev && (ndev->flags & IFF_LOOPBACK))
+		ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
+	if (ndev)
+		sdev = softrdma_roce_dev_by_netdev(ndev);
+	if (sdev)
+		softrdma_count(sdev, c);
+	rcu_read_unlock();
+}
+
 static int softrdma_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
+	/* Too short for a BTH and an ICRC: not RoCE. */
+	if (skb->len < sizeof(struct udphdr) + SOFTRDMA_BTH_LEN +
+	    SOFTRDMA_ICRC_LEN) {
+		softrdma_roce_count_drop(skb, SOFTRDMA_CNT_RX_MALFORMED);
+		kfree_skb(skb);
+		return 0;
+	}
 	softrdma_roce_rcv(skb);
 	return 0;
 }
@@ -147,6 +175,7 @@ u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 	crc = crc32_le(crc, bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
 	return ~crc;
 }
+EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc);
 
 /**
  * softrdma_roce_alloc_skb - a packet with room for @len bytes of transport
@@ -231,6 +260,7 @@ int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb)
 	skb->protocol = htons(ETH_P_IP);
 	skb->ip_summed = CHECKSUM_NONE;
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_PKTS);
 	return ip_local_out(net, NULL, skb);
 }
 
@@ -243,6 +273,10 @@ bool softrdma_roce_icrc_ok(struct sk_buff *skb)
 	if (skb->protocol != htons(ETH_P_IP))
 		return false;
 	memcpy(&got, skb->data + tlen, sizeof(got));
-	return le32_to_cpu(got) == softrdma_icrc(ip_hdr(skb), udp_hdr(skb),
-						 skb->data, tlen);
+	if (le32_to_cpu(got) != softrdma_icrc(ip_hdr(skb), udp_hdr(skb),
+					      skb->data, tlen)) {
+		softrdma_roce_count_drop(skb, SOFTRDMA_CNT_RX_ICRC_ERR);
+		return false;
+	}
+	return true;
 }

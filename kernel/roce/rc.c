@@ -21,17 +21,6 @@ static u32 softrdma_mtu(struct softrdma_qp *qp)
 	return ib_mtu_enum_to_int(qp->attrs.path_mtu);
 }
 
-static void softrdma_bth_fill(struct softrdma_bth *bth, u8 opcode, u8 flags,
-			      u32 dqpn, u32 psn, bool ackreq)
-{
-	bth->opcode = opcode;
-	bth->flags = flags;
-	bth->pkey = htons(SOFTRDMA_DEFAULT_PKEY);
-	bth->qpn = htonl(dqpn & SOFTRDMA_QPN_MASK);
-	bth->apsn = htonl((psn & SOFTRDMA_PSN_MASK) |
-			  (ackreq ? SOFTRDMA_BTH_ACKREQ : 0));
-}
-
 /*
  * Copy @len bytes at byte @off of the scatter list @sge to or from @buf,
  * checking each MR for @access. Return: 0, -EINVAL past the list's end, or
@@ -91,9 +80,13 @@ out:
 static void softrdma_qp_fail(struct softrdma_qp *qp)
 {
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	softrdma_qp_need_wakeup(qp);
+	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
 	softrdma_qp_flush(qp);
 	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
 	qp->req.comp_idx = qp->req.send_idx;
+	qp->req.rd_atomic = 0;
+	qp->req.rnr_wait = false;
 	qp->resp.in_recv = false;
 }
 
@@ -112,6 +105,13 @@ static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		return first ? (last ? RC_WRITE_ONLY_IMM : RC_WRITE_FIRST) :
 			       (last ? RC_WRITE_LAST_IMM : RC_WRITE_MIDDLE);
+	case IB_WR_SEND_WITH_INV:
+		return first ? (last ? RC_SEND_ONLY_INV : RC_SEND_FIRST) :
+			       (last ? RC_SEND_LAST_INV : RC_SEND_MIDDLE);
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return RC_CMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return RC_FETCH_ADD;
 	default:
 		return RC_READ_REQUEST;
 	}
@@ -131,6 +131,9 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	int err;
 
 	if (op == RC_READ_REQUEST) {
+		off = pkt * mtu;	/* a re-request asks from packet @pkt on */
+		paylen = 0;
+	} else if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
 		off = 0;
 		paylen = 0;
 	} else {
@@ -143,8 +146,11 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST)
 		hlen += SOFTRDMA_RETH_LEN;
 	if (op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
-	    op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM)
-		hlen += SOFTRDMA_IMMDT_LEN;
+	    op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM ||
+	    op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV)
+		hlen += SOFTRDMA_IMMDT_LEN;	/* ImmDt or IETH: same size */
+	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD)
+		hlen += SOFTRDMA_ATOMIC_ETH_LEN;
 
 	skb = softrdma_roce_alloc_skb(qp, hlen + paylen + pad);
 	if (!skb)
@@ -156,17 +162,36 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	softrdma_bth_fill(bth, op, flags, qp->attrs.dest_qp_num,
 			  softrdma_psn_add(s->first_psn, pkt), last);
 	p = skb->data + SOFTRDMA_BTH_LEN;
-	if (hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
+	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
+		struct softrdma_atomic_eth *ae = (struct softrdma_atomic_eth *)p;
+
+		ae->va = cpu_to_be64(s->wqe.remote_addr);
+		ae->rkey = htonl(s->wqe.rkey);
+		if (op == RC_CMP_SWAP) {
+			ae->swap_add = cpu_to_be64(s->wqe.swap);
+			ae->compare = cpu_to_be64(s->wqe.compare_add);
+		} else {
+			ae->swap_add = cpu_to_be64(s->wqe.compare_add);
+			ae->compare = 0;
+		}
+		p += SOFTRDMA_ATOMIC_ETH_LEN;
+	} else if (hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
 		struct softrdma_reth *reth = (struct softrdma_reth *)p;
 
-		reth->va = cpu_to_be64(s->wqe.remote_addr);
+		reth->va = cpu_to_be64(s->wqe.remote_addr + off);
 		reth->rkey = htonl(s->wqe.rkey);
-		reth->len = htonl(s->len);
+		reth->len = htonl(s->len - off);
 		p += SOFTRDMA_RETH_LEN;
 	}
 	if (p < skb->data + hlen) {
-		/* Immediate data travels as the application wrote it. */
-		memcpy(p, &s->wqe.imm_data, SOFTRDMA_IMMDT_LEN);
+		if (op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV) {
+			__be32 rkey = htonl(s->wqe.imm_data);
+
+			memcpy(p, &rkey, SOFTRDMA_IETH_LEN);
+		} else {
+			/* Immediate data travels as the application wrote it. */
+			memcpy(p, &s->wqe.imm_data, SOFTRDMA_IMMDT_LEN);
+		}
 		p += SOFTRDMA_IMMDT_LEN;
 	}
 	if (paylen) {
@@ -189,20 +214,36 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	return 0;
 }
 
+/* The RNR NAK timer field's delay (IBTA Vol. 1, table 45) in microseconds. */
+static u32 softrdma_rnr_usecs(u8 synd)
+{
+	static const u32 usecs[32] = {
+		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640,
+		960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480,
+		30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680,
+		491520,
+	};
+
+	return usecs[synd & 0x1f];
+}
+
 static void softrdma_req_arm_timer(struct softrdma_qp *qp)
 {
 	/* 4.096 us * 2^timeout; 0 means infinite. */
 	u8 t = qp->attrs.timeout;
 
-	if (!t)
+	if (!t || qp->req.rnr_wait)
 		return;
 	mod_timer(&qp->req.timer, jiffies +
 		  max_t(unsigned long, 1,
 			nsecs_to_jiffies(4096ULL << min_t(u8, t, 31))));
 }
 
-/* Send every packet of the WQEs from @from on again (go back N). */
-static void softrdma_req_resend(struct softrdma_qp *qp, u32 from)
+/*
+ * Send every packet of the WQEs from @from on again (go back N), starting
+ * at @psn if it falls inside the first of them.
+ */
+static void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 {
 	u32 idx, pkt;
 
@@ -210,13 +251,23 @@ static void softrdma_req_resend(struct softrdma_qp *qp, u32 from)
 		struct softrdma_swqe *s =
 			&qp->swqe[idx & (qp->sq.num_slots - 1)];
 
-		for (pkt = 0; pkt < s->npkts; pkt++) {
-			softrdma_req_xmit(qp, idx, pkt);
-			if (s->wqe.opcode == IB_WR_RDMA_READ)
+		pkt = 0;
+		if (idx == from && softrdma_psn_diff(psn, s->first_psn) > 0 &&
+		    softrdma_psn_diff(psn, s->last_psn) <= 0)
+			pkt = softrdma_psn_diff(psn, s->first_psn);
+		for (; pkt < s->npkts; pkt++) {
+			if (s->wqe.opcode == IB_WR_RDMA_READ) {
+				/* Ask only for the responses still missing. */
+				if (idx == qp->req.comp_idx)
+					pkt = qp->req.read_off / softrdma_mtu(qp);
+				softrdma_req_xmit(qp, idx, pkt);
 				break;
+			}
+			softrdma_req_xmit(qp, idx, pkt);
 		}
 	}
-	softrdma_req_arm_timer(qp);
+	if (qp->req.comp_idx != qp->req.send_idx)
+		softrdma_req_arm_timer(qp);
 }
 
 static void softrdma_req_timeout(struct timer_list *t)
@@ -227,6 +278,12 @@ static void softrdma_req_timeout(struct timer_list *t)
 	if (READ_ONCE(qp->state) != IB_QPS_RTS ||
 	    qp->req.comp_idx == qp->req.send_idx)
 		goto out;
+	if (qp->req.rnr_wait) {
+		/* The RNR delay is over: not a retry of retry_cnt's. */
+		qp->req.rnr_wait = false;
+		softrdma_req_resend(qp, qp->req.comp_idx, qp->req.rnr_psn);
+		goto out;
+	}
 	if (qp->req.retries >= qp->attrs.retry_cnt) {
 		softrdma_req_complete(qp, qp->req.comp_idx,
 				      IB_WC_RETRY_EXC_ERR);
@@ -235,10 +292,41 @@ static void softrdma_req_timeout(struct timer_list *t)
 		goto out;
 	}
 	qp->req.retries++;
-	qp->req.read_off = 0;
-	softrdma_req_resend(qp, qp->req.comp_idx);
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_RETRANSMITS);
+	softrdma_req_resend(qp, qp->req.comp_idx, qp->req.psn);
 out:
 	spin_unlock_bh(&qp->lock);
+}
+
+static bool softrdma_is_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Operations that wait for a response carrying data, and count against
+ * the QP's max_rd_atomic.
+ */
+static bool softrdma_is_rd_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_RDMA_READ || softrdma_is_atomic(wr_opcode);
+}
+
+/*
+ * May the WQE at @idx go now? Not while max_rd_atomic READs and atomics
+ * are in flight if it is one more, nor past a fence while any is.
+ */
+static bool softrdma_req_may_send(struct softrdma_qp *qp, u32 idx)
+{
+	const struct softrdma_send_wqe *w = softrdma_ring_slot(&qp->sq, idx);
+	u32 op = READ_ONCE(w->opcode), flags = READ_ONCE(w->flags);
+
+	if (!qp->req.rd_atomic)
+		return true;
+	if (flags & SOFTRDMA_WQE_FENCE)
+		return false;
+	return !softrdma_is_rd_atomic(op) ||
+	       qp->req.rd_atomic < max_t(u32, qp->attrs.max_rd_atomic, 1);
 }
 
 /* Take a new WQE off the ring into the kernel's copy. Return: WC status. */
@@ -259,7 +347,18 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
+	case IB_WR_SEND_WITH_INV:
 		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		/* The original value lands in one local 8-byte buffer. */
+		if (s->wqe.flags & SOFTRDMA_WQE_INLINE || s->wqe.num_sge != 1)
+			return IB_WC_LOC_QP_OP_ERR;
+		memcpy(sge, body, sizeof(*sge));
+		if (sge->length < sizeof(u64))
+			return IB_WC_LOC_LEN_ERR;
+		s->len = sizeof(u64);
+		goto sized;
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
@@ -280,11 +379,28 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 	if (len > qp->sdev->ibdev.attrs.max_mr_size || len > U32_MAX)
 		return IB_WC_LOC_LEN_ERR;
 	s->len = len;
-	s->npkts = len ? DIV_ROUND_UP(s->len, mtu) : 1;
+sized:
+	if (softrdma_is_rd_atomic(s->wqe.opcode)) {
+		qp->req.rd_atomic++;
+		s->npkts = softrdma_is_atomic(s->wqe.opcode) ? 1 :
+			   DIV_ROUND_UP(s->len, mtu);
+	} else {
+		s->npkts = DIV_ROUND_UP(s->len, mtu);
+	}
+	if (!s->npkts)
+		s->npkts = 1;
 	s->first_psn = qp->req.psn;
 	s->last_psn = softrdma_psn_add(qp->req.psn, s->npkts - 1);
 	qp->req.psn = softrdma_psn_add(qp->req.psn, s->npkts);
 	return IB_WC_SUCCESS;
+}
+
+/* Has the provider published WQEs the requester has not taken yet? */
+bool softrdma_req_pending(struct softrdma_qp *qp)
+{
+	/* Acquire pairs with the provider's release of its WQEs. */
+	return smp_load_acquire(&qp->sq.hdr->producer) != qp->req.send_idx &&
+	       softrdma_req_may_send(qp, qp->req.send_idx);
 }
 
 /* The requester: send the WQEs the provider has published. */
@@ -301,7 +417,14 @@ void softrdma_req_run(struct softrdma_qp *qp)
 	}
 	while (qp->req.send_idx != prod) {
 		u32 idx = qp->req.send_idx;
-		u32 status = softrdma_req_take(qp, idx);
+		u32 status;
+
+		/* The provider's fields are only a hint here; the copy
+		 * taken below is what counts.
+		 */
+		if (!softrdma_req_may_send(qp, idx))
+			break;
+		status = softrdma_req_take(qp, idx);
 		struct softrdma_swqe *s =
 			&qp->swqe[idx & (qp->sq.num_slots - 1)];
 
@@ -341,16 +464,63 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 			&qp->swqe[qp->req.comp_idx & (qp->sq.num_slots - 1)];
 
 		if (softrdma_psn_diff(s->last_psn, psn) > 0 ||
-		    s->wqe.opcode == IB_WR_RDMA_READ)
+		    softrdma_is_rd_atomic(s->wqe.opcode))
 			break;
 		softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 		qp->req.comp_idx++;
 		qp->req.retries = 0;
+		qp->req.rnr_retries = 0;
 	}
 	if (qp->req.comp_idx == qp->req.send_idx)
 		del_timer(&qp->req.timer);
 	else
 		softrdma_req_arm_timer(qp);
+}
+
+/*
+ * The oldest WQE, a READ or an atomic, has its whole response: complete it,
+ * then what an ACK of @psn covers, and send what waited for it.
+ */
+static void softrdma_comp_rd_atomic_done(struct softrdma_qp *qp, u32 psn)
+{
+	softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
+	qp->req.comp_idx++;
+	qp->req.retries = 0;
+	qp->req.rd_atomic--;
+	softrdma_comp_ack(qp, psn);
+	softrdma_req_run(qp);
+}
+
+/* An atomic acknowledge: the original value for the oldest WQE. */
+static void softrdma_comp_atomic(struct softrdma_qp *qp, u32 psn, u8 *p,
+				 u32 len)
+{
+	struct softrdma_atomic_ack_eth ack;
+	struct softrdma_swqe *s;
+	u32 slot;
+	u64 orig;
+
+	if (len < SOFTRDMA_ATOMIC_ACK_ETH_LEN)
+		return;
+	memcpy(&ack, p, sizeof(ack));
+	softrdma_comp_ack(qp, softrdma_psn_add(psn, SOFTRDMA_PSN_MASK));
+	if (qp->req.comp_idx == qp->req.send_idx)
+		return;
+	slot = qp->req.comp_idx & (qp->sq.num_slots - 1);
+	s = &qp->swqe[slot];
+	if (!softrdma_is_atomic(s->wqe.opcode) || s->first_psn != psn)
+		return;		/* stale or foreign: the timer asks again */
+	orig = be64_to_cpu(ack.orig);
+	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge, 1,
+			      0, &orig, sizeof(orig), true,
+			      IB_ACCESS_LOCAL_WRITE)) {
+		softrdma_req_complete(qp, qp->req.comp_idx,
+				      IB_WC_LOC_PROT_ERR);
+		qp->req.comp_idx++;
+		softrdma_qp_fail(qp);
+		return;
+	}
+	softrdma_comp_rd_atomic_done(qp, psn);
 }
 
 static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
@@ -362,7 +532,8 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	u32 synd = 0, slot, off;
 
 	if (op == RC_ACK || op == RC_READ_RESP_FIRST ||
-	    op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY) {
+	    op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY ||
+	    op == RC_ATOMIC_ACK) {
 		struct softrdma_aeth *aeth = (struct softrdma_aeth *)p;
 
 		if (paylen < SOFTRDMA_AETH_LEN)
@@ -390,10 +561,20 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 				softrdma_qp_fail(qp);
 				return;
 			}
-			if ((synd & 0x60) == 0x20)
-				mod_timer(&qp->req.timer, jiffies + 1);
-			else
-				softrdma_req_resend(qp, qp->req.comp_idx);
+			if ((synd & 0x60) == 0x20) {
+				/* Wait as long as the responder asked. */
+				qp->req.rnr_wait = true;
+				qp->req.rnr_psn = psn;
+				mod_timer(&qp->req.timer, jiffies +
+					  max(1UL, usecs_to_jiffies(softrdma_rnr_usecs(synd))));
+				return;
+			}
+			/*
+			 * The responder NAKs once until the gap fills, so a
+			 * new NAK means progress: restart at its PSN.
+			 */
+			qp->req.retries = 0;
+			softrdma_req_resend(qp, qp->req.comp_idx, psn);
 			return;
 		}
 		softrdma_req_complete(qp, qp->req.comp_idx,
@@ -403,6 +584,11 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 				      IB_WC_REM_INV_REQ_ERR : IB_WC_REM_OP_ERR);
 		qp->req.comp_idx++;
 		softrdma_qp_fail(qp);
+		return;
+	}
+
+	if (op == RC_ATOMIC_ACK) {
+		softrdma_comp_atomic(qp, psn, p, paylen);
 		return;
 	}
 
@@ -432,12 +618,10 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		return;
 	}
 	qp->req.read_off += paylen;
+	qp->req.retries = 0;	/* progress */
 	if (op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY) {
 		qp->req.read_off = 0;
-		softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
-		qp->req.comp_idx++;
-		qp->req.retries = 0;
-		softrdma_comp_ack(qp, psn);
+		softrdma_comp_rd_atomic_done(qp, psn);
 	}
 }
 
@@ -455,6 +639,84 @@ static void softrdma_resp_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
 	aeth = (struct softrdma_aeth *)(skb->data + SOFTRDMA_BTH_LEN);
 	aeth->smsn = htonl((u32)synd << 24 | (qp->resp.msn & SOFTRDMA_PSN_MASK));
 	softrdma_roce_xmit(qp, skb);
+}
+
+/* Send an atomic acknowledge of @psn carrying @orig. */
+static void softrdma_resp_atomic_ack(struct softrdma_qp *qp, u32 psn, u64 orig)
+{
+	struct softrdma_atomic_ack_eth *ack;
+	struct softrdma_aeth *aeth;
+	struct sk_buff *skb;
+
+	skb = softrdma_roce_alloc_skb(qp, SOFTRDMA_BTH_LEN + SOFTRDMA_AETH_LEN +
+				      SOFTRDMA_ATOMIC_ACK_ETH_LEN);
+	if (!skb)
+		return;
+	softrdma_bth_fill((struct softrdma_bth *)skb->data, RC_ATOMIC_ACK, 0,
+			  qp->attrs.dest_qp_num, psn, false);
+	aeth = (struct softrdma_aeth *)(skb->data + SOFTRDMA_BTH_LEN);
+	aeth->smsn = htonl((u32)SOFTRDMA_AETH_ACK_NO_CREDIT << 24 |
+			   (qp->resp.msn & SOFTRDMA_PSN_MASK));
+	ack = (struct softrdma_atomic_ack_eth *)(aeth + 1);
+	ack->orig = cpu_to_be64(orig);
+	softrdma_roce_xmit(qp, skb);
+}
+
+/*
+ * A new atomic request at @psn: execute it once, remember its result for
+ * duplicates, acknowledge it. Return: 0 or the NAK syndrome to send.
+ */
+static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
+			       u32 len)
+{
+	struct softrdma_atomic_eth ae;
+	struct softrdma_atomic_res *res;
+	struct softrdma_mr *mr;
+	u64 va, orig;
+	int err;
+
+	if (len < SOFTRDMA_ATOMIC_ETH_LEN)
+		return SOFTRDMA_NAK_INVALID_REQ;
+	memcpy(&ae, p, sizeof(ae));
+	va = be64_to_cpu(ae.va);
+	if (!(qp->attrs.access & IB_ACCESS_REMOTE_ATOMIC))
+		return SOFTRDMA_NAK_REMOTE_ACCESS;
+	if (va & 7)
+		return SOFTRDMA_NAK_INVALID_REQ;
+	mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, ntohl(ae.rkey), va,
+			     sizeof(u64), IB_ACCESS_REMOTE_ATOMIC, &err);
+	if (!mr)
+		return SOFTRDMA_NAK_REMOTE_ACCESS;
+	err = softrdma_mr_atomic(mr, va, op == RC_CMP_SWAP,
+				 be64_to_cpu(ae.compare),
+				 be64_to_cpu(ae.swap_add), &orig);
+	softrdma_mr_put(mr);
+	if (err)
+		return SOFTRDMA_NAK_INVALID_REQ;
+	res = &qp->resp.atomics[qp->resp.atomic_next++ %
+				ARRAY_SIZE(qp->resp.atomics)];
+	res->psn = psn;
+	res->orig = orig;
+	res->valid = true;
+	qp->resp.msn++;
+	softrdma_resp_atomic_ack(qp, psn, orig);
+	return 0;
+}
+
+/* A repeated atomic: answer with the result it had, never execute again. */
+static void softrdma_resp_reatomic(struct softrdma_qp *qp, u32 psn)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(qp->resp.atomics); i++) {
+		struct softrdma_atomic_res *res = &qp->resp.atomics[i];
+
+		if (res->valid && res->psn == psn) {
+			softrdma_resp_atomic_ack(qp, psn, res->orig);
+			return;
+		}
+	}
+	/* Too old to remember: the requester gave up on it long ago. */
 }
 
 /* Answer an RDMA READ request: @len bytes at @va, from @psn on. */
@@ -525,6 +787,14 @@ static bool softrdma_resp_take_recv(struct softrdma_qp *qp)
 	u32 prod, cons;
 	u8 *slot;
 
+	if (qp->ibqp.srq) {
+		if (!softrdma_srq_take(to_ssrq(qp->ibqp.srq), &qp->resp.rwqe,
+				       qp->resp.rsge))
+			return false;
+		qp->resp.roff = 0;
+		qp->resp.in_recv = true;
+		return true;
+	}
 	/* Acquire pairs with the provider's release of its WQEs. */
 	prod = smp_load_acquire(&hdr->producer);
 	cons = hdr->consumer;
@@ -559,8 +829,10 @@ static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
 		memcpy(&cqe.imm_data, immdt, SOFTRDMA_IMMDT_LEN);
 	}
 	softrdma_cq_post(qp->rcq, &cqe, solicited);
-	/* Release: the provider may reuse the slot. */
-	smp_store_release(&qp->rq.hdr->consumer, qp->rq.hdr->consumer + 1);
+	/* Release: the provider may reuse the slot (an SRQ's is free). */
+	if (!qp->ibqp.srq)
+		smp_store_release(&qp->rq.hdr->consumer,
+				  qp->rq.hdr->consumer + 1);
 	qp->resp.in_recv = false;
 }
 
@@ -570,11 +842,13 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	s32 d = softrdma_psn_diff(psn, qp->resp.epsn);
 	bool send = op <= RC_SEND_ONLY_IMM || op == RC_SEND_LAST_INV ||
 		    op == RC_SEND_ONLY_INV;
+	bool inv = op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV;
 	bool first = op == RC_SEND_FIRST || op == RC_SEND_ONLY ||
 		     op == RC_SEND_ONLY_IMM || op == RC_WRITE_FIRST ||
-		     op == RC_WRITE_ONLY || op == RC_WRITE_ONLY_IMM;
+		     op == RC_WRITE_ONLY || op == RC_WRITE_ONLY_IMM ||
+		     op == RC_SEND_ONLY_INV;
 	bool last = op == RC_SEND_LAST || op == RC_SEND_LAST_IMM ||
-		    op == RC_SEND_ONLY || op == RC_SEND_ONLY_IMM ||
+		    op == RC_SEND_ONLY || op == RC_SEND_ONLY_IMM || inv ||
 		    op == RC_WRITE_LAST || op == RC_WRITE_LAST_IMM ||
 		    op == RC_WRITE_ONLY || op == RC_WRITE_ONLY_IMM;
 	bool imm = op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
@@ -589,25 +863,43 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	if (d > 0) {
 		if (!qp->resp.nak_sent) {
 			qp->resp.nak_sent = true;
-			softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
-							       SOFTRDMA_PSN_MASK),
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
+			/* Its PSN is the one expected: the next to resend. */
+			softrdma_resp_ack(qp, qp->resp.epsn,
 					  SOFTRDMA_NAK_PSN_SEQ);
 		}
 		return;
 	}
 	if (d < 0 && op == RC_READ_REQUEST) {
 		/* A repeated READ: its responses were lost; send them again. */
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_DUPLICATES);
 		softrdma_resp_reread(qp, p, len, psn);
+		return;
+	}
+	if (d < 0 && (op == RC_CMP_SWAP || op == RC_FETCH_ADD)) {
+		softrdma_resp_reatomic(qp, psn);
 		return;
 	}
 	if (d < 0) {
 		/* A duplicate: acknowledge again what we have. */
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_DUPLICATES);
 		softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
 						       SOFTRDMA_PSN_MASK),
 				  SOFTRDMA_AETH_ACK_NO_CREDIT);
 		return;
 	}
 	qp->resp.nak_sent = false;
+
+	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
+		u8 synd = softrdma_resp_atomic(qp, op, psn, p, len);
+
+		if (synd == SOFTRDMA_NAK_REMOTE_ACCESS)
+			goto nak_access;
+		if (synd)
+			goto nak_invalid;
+		qp->resp.epsn = softrdma_psn_add(psn, 1);
+		return;
+	}
 
 	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
 	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST) {
@@ -617,7 +909,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		p += SOFTRDMA_RETH_LEN;
 		len -= SOFTRDMA_RETH_LEN;
 	}
-	if (imm) {
+	if (imm || inv) {
 		if (len < SOFTRDMA_IMMDT_LEN)
 			goto nak_invalid;
 		immdt = p;
@@ -649,8 +941,11 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 
 	if (send) {
 		if (first && !softrdma_resp_take_recv(qp)) {
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
+			/* The rest of the message is dropped, not NAKed. */
+			qp->resp.nak_sent = true;
 			return;
 		}
 		if (!qp->resp.in_recv)
@@ -665,6 +960,17 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			goto nak_invalid;
 		}
 		qp->resp.roff += paylen;
+		if (inv) {
+			/*
+			 * Only memory windows and fast-registration MRs may
+			 * be invalidated remotely, and this device has
+			 * neither yet: the key is invalid for invalidation.
+			 */
+			softrdma_resp_complete_recv(qp, IB_WC_REM_INV_REQ_ERR,
+						    IB_WC_RECV, qp->resp.roff,
+						    false, NULL, false);
+			goto nak_invalid;
+		}
 		if (last) {
 			softrdma_resp_complete_recv(qp, IB_WC_SUCCESS,
 						    IB_WC_RECV,
@@ -686,8 +992,11 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		    qp->resp.woff + paylen > qp->resp.wlen)
 			goto nak_invalid;
 		if (imm && !softrdma_resp_take_recv(qp)) {
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
+			/* The rest of the message is dropped, not NAKed. */
+			qp->resp.nak_sent = true;
 			return;
 		}
 		if (paylen) {
@@ -763,6 +1072,7 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 		qp = xa_load(&sdev->qps, qpn);
 		if (qp && !refcount_inc_not_zero(&qp->refs))
 			qp = NULL;
+		softrdma_count(sdev, qp ? SOFTRDMA_CNT_RX_PKTS : SOFTRDMA_CNT_RX_NOQP);
 	}
 	rcu_read_unlock();
 	if (!qp)
@@ -780,6 +1090,8 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 		softrdma_resp_rcv(qp, op, bth->flags, psn,
 				  apsn & SOFTRDMA_BTH_ACKREQ,
 				  skb->data + SOFTRDMA_BTH_LEN, len);
+	else
+		softrdma_count(sdev, SOFTRDMA_CNT_RX_QP_STATE);
 	spin_unlock_bh(&qp->lock);
 	softrdma_qp_put(qp);
 drop:

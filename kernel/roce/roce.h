@@ -6,7 +6,11 @@
 #ifndef SOFTRDMA_ROCE_H
 #define SOFTRDMA_ROCE_H
 
+#include <linux/build_bug.h>
 #include <linux/types.h>
+#include <asm/byteorder.h>
+
+#include "softrdma.h"
 
 #define SOFTRDMA_ROCE_PORT	4791
 #define SOFTRDMA_BTH_LEN	12
@@ -84,9 +88,18 @@ struct softrdma_ieth {
 #define SOFTRDMA_ATOMIC_ACK_ETH_LEN	8
 #define SOFTRDMA_IETH_LEN		4
 
+static_assert(sizeof(struct softrdma_bth) == SOFTRDMA_BTH_LEN);
+static_assert(sizeof(struct softrdma_reth) == SOFTRDMA_RETH_LEN);
+static_assert(sizeof(struct softrdma_aeth) == SOFTRDMA_AETH_LEN);
+static_assert(sizeof(struct softrdma_atomic_eth) == SOFTRDMA_ATOMIC_ETH_LEN);
+static_assert(sizeof(struct softrdma_atomic_ack_eth) ==
+	      SOFTRDMA_ATOMIC_ACK_ETH_LEN);
+static_assert(sizeof(struct softrdma_ieth) == SOFTRDMA_IETH_LEN);
+
 #define SOFTRDMA_BTH_SE		0x80
 #define SOFTRDMA_BTH_MIG	0x40
 #define SOFTRDMA_BTH_PAD_SHIFT	4
+#define SOFTRDMA_BTH_PAD_MASK	0x30
 #define SOFTRDMA_BTH_ACKREQ	0x80000000U
 #define SOFTRDMA_QPN_MASK	0x00ffffffU
 
@@ -98,6 +111,59 @@ struct softrdma_ieth {
 #define SOFTRDMA_NAK_INVALID_REQ	0x61
 #define SOFTRDMA_NAK_REMOTE_ACCESS	0x62
 #define SOFTRDMA_NAK_REMOTE_OP		0x63
+
+/* Fill a BTH; @flags carries SE, M and PadCnt, TVer is 0. */
+static inline void softrdma_bth_fill(struct softrdma_bth *bth, u8 opcode,
+				     u8 flags, u32 dqpn, u32 psn, bool ackreq)
+{
+	bth->opcode = opcode;
+	bth->flags = flags;
+	bth->pkey = htons(SOFTRDMA_DEFAULT_PKEY);
+	bth->qpn = htonl(dqpn & SOFTRDMA_QPN_MASK);
+	bth->apsn = htonl((psn & SOFTRDMA_PSN_MASK) |
+			  (ackreq ? SOFTRDMA_BTH_ACKREQ : 0));
+}
+
+static inline u8 softrdma_bth_pad(const struct softrdma_bth *bth)
+{
+	return (bth->flags & SOFTRDMA_BTH_PAD_MASK) >> SOFTRDMA_BTH_PAD_SHIFT;
+}
+
+static inline bool softrdma_bth_se(const struct softrdma_bth *bth)
+{
+	return bth->flags & SOFTRDMA_BTH_SE;
+}
+
+static inline u32 softrdma_bth_dqpn(const struct softrdma_bth *bth)
+{
+	return ntohl(bth->qpn) & SOFTRDMA_QPN_MASK;
+}
+
+static inline u32 softrdma_bth_psn(const struct softrdma_bth *bth)
+{
+	return ntohl(bth->apsn) & SOFTRDMA_PSN_MASK;
+}
+
+static inline bool softrdma_bth_ackreq(const struct softrdma_bth *bth)
+{
+	return ntohl(bth->apsn) & SOFTRDMA_BTH_ACKREQ;
+}
+
+static inline void softrdma_aeth_fill(struct softrdma_aeth *aeth, u8 syndrome,
+				      u32 msn)
+{
+	aeth->smsn = htonl((u32)syndrome << 24 | (msn & SOFTRDMA_PSN_MASK));
+}
+
+static inline u8 softrdma_aeth_syndrome(const struct softrdma_aeth *aeth)
+{
+	return ntohl(aeth->smsn) >> 24;
+}
+
+static inline u32 softrdma_aeth_msn(const struct softrdma_aeth *aeth)
+{
+	return ntohl(aeth->smsn) & SOFTRDMA_PSN_MASK;
+}
 
 static inline u32 softrdma_psn_add(u32 psn, u32 n)
 {

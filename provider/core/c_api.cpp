@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The C entry points of the core (softrdma_core.h).
+#include <atomic>
 #include <cerrno>
 #include <memory>
 #include <mutex>
@@ -186,4 +187,67 @@ extern "C" void softrdma_qp_wr_abort(struct softrdma_qp_rings *rings)
 {
 	rings->sq.abort();
 	rings->sq_lock.unlock();
+}
+
+extern "C" bool softrdma_qp_sq_need_wakeup(struct softrdma_qp_rings *rings)
+{
+	// Publish, full barrier, read the flag: the kernel does the mirror
+	// image (set the flag, full barrier, read the producer index), so one
+	// side always sees the other's write.
+	std::atomic_thread_fence(std::memory_order_seq_cst);
+	return rings->sq.need_wakeup();
+}
+
+extern "C" bool softrdma_qp_rq_need_wakeup(struct softrdma_qp_rings *rings)
+{
+	std::atomic_thread_fence(std::memory_order_seq_cst);
+	return rings->rq.need_wakeup();
+}
+
+struct softrdma_srq_ring {
+	softrdma_srq_ring(softrdma::Mapping m, softrdma::RecvQueue q) noexcept
+		: map(std::move(m)), rq(q)
+	{
+	}
+	softrdma::Mapping map;
+	softrdma::RecvQueue rq;
+	std::mutex lock; // verbs lets several threads post to one SRQ
+};
+
+extern "C" struct softrdma_srq_ring *
+softrdma_srq_ring_open(int cmd_fd, const struct softrdma_create_srq_resp *resp)
+{
+	softrdma::Mapping map(cmd_fd, resp->mmap_offset, resp->mmap_size);
+	if (!map.valid())
+		return nullptr; // errno from mmap
+	auto view = softrdma::RingView::make(map.bytes(), resp->num_slots, resp->slot_size);
+	if (!view || resp->slot_size < SOFTRDMA_RECV_WQE_HDR_SIZE) {
+		errno = EPROTO;
+		return nullptr;
+	}
+	const std::uint32_t room = resp->slot_size - SOFTRDMA_RECV_WQE_HDR_SIZE;
+	auto *srq = new (std::nothrow) softrdma_srq_ring(
+		std::move(map), softrdma::RecvQueue(*view, room / sizeof(softrdma_sge)));
+	if (!srq)
+		errno = ENOMEM;
+	return srq;
+}
+
+extern "C" void softrdma_srq_ring_close(struct softrdma_srq_ring *srq)
+{
+	delete srq;
+}
+
+extern "C" int softrdma_srq_post_recv(struct softrdma_srq_ring *srq, struct ibv_recv_wr *wr,
+				      struct ibv_recv_wr **bad_wr)
+{
+	const std::lock_guard guard(srq->lock);
+	for (; wr; wr = wr->next) {
+		const int ret = srq->rq.post(*wr);
+		if (ret) {
+			*bad_wr = wr;
+			return ret;
+		}
+	}
+	return 0;
 }

@@ -84,6 +84,11 @@ public:
 	// As SendQueue::post.
 	int post(const ibv_recv_wr &wr) noexcept;
 
+	[[nodiscard]] bool need_wakeup() const noexcept
+	{
+		return ring_.load_flags() & SOFTRDMA_RING_NEED_WAKEUP;
+	}
+
 private:
 	RingView ring_;
 	std::uint32_t max_sge_;

@@ -7,6 +7,7 @@
 #ifndef SOFTRDMA_CORE_H
 #define SOFTRDMA_CORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
@@ -55,6 +56,22 @@ int softrdma_qp_post_send(struct softrdma_qp_rings *rings,
 			  struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
 int softrdma_qp_post_recv(struct softrdma_qp_rings *rings,
 			  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+/*
+ * After posting: must the kernel be kicked for the send (receive) queue?
+ * Orders the preceding publish before the read of the kernel's flag.
+ */
+bool softrdma_qp_sq_need_wakeup(struct softrdma_qp_rings *rings);
+bool softrdma_qp_rq_need_wakeup(struct softrdma_qp_rings *rings);
+
+struct softrdma_srq_ring;
+
+/* Map the ring of a new SRQ; NULL with errno on failure. */
+struct softrdma_srq_ring *
+softrdma_srq_ring_open(int cmd_fd, const struct softrdma_create_srq_resp *resp);
+void softrdma_srq_ring_close(struct softrdma_srq_ring *srq);
+/* As softrdma_qp_post_recv, into the SRQ's ring. */
+int softrdma_srq_post_recv(struct softrdma_srq_ring *srq,
+			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 
 /* The fields of one send work request besides its data. */
 struct softrdma_wr_hdr {

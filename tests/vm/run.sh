@@ -147,6 +147,59 @@ test_interop_rxe_transfers() {
 	"$RCTEST" sr1 ::ffff:10.0.0.2 rxe0 ::ffff:10.0.0.1
 }
 
+ATOMIC=$REPO/build/user/verbs_atomic
+
+test_rc_atomics() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$ATOMIC" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+}
+
+test_interop_rxe_atomics() {
+	interop_setup
+	trap interop_cleanup EXIT
+	"$ATOMIC" rxe0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+	"$ATOMIC" sr1 ::ffff:10.0.0.2 rxe0 ::ffff:10.0.0.1
+}
+
+SRQTEST=$REPO/build/user/verbs_srq
+
+test_rc_srq() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$SRQTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+}
+
+# ibv_srq_pingpong with its content check, 4 QPs on one SRQ, polled and
+# with completion events (-e).
+test_srq_pingpong() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	local g0 g1 args srv
+	g0=$(gid_index sr0 ::ffff:10.0.0.1)
+	g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
+	for args in "-s 4096 -q 4" "-s 100 -q 2 -e"; do
+		ip netns exec b timeout 120 ibv_srq_pingpong -d sr1 -g "$g1" $args -n 50 -c \
+			>/tmp/srv.log 2>&1 &
+		srv=$!
+		sleep 1
+		timeout 120 ibv_srq_pingpong -d sr0 -g "$g0" $args -n 50 -c 10.0.0.2 || return 1
+		wait $srv || { cat /tmp/srv.log; return 1; }
+	done
+}
+
+test_perftest_atomic() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	local t a
+	for t in ib_atomic_lat ib_atomic_bw; do
+		for a in FETCH_AND_ADD CMP_AND_SWAP; do
+			echo "== $t -A $a"
+			"$PERF" sr1 b sr0 - 10.0.0.2 $t -A $a -n 20
+		done
+	done
+}
+
 test_interop_rxe_pingpong() {
 	interop_setup
 	trap interop_cleanup EXIT
@@ -284,6 +337,53 @@ test_rc_cq_ex() {
 	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --wr --cq-ex
 }
 
+# counter DEV NAME: a hw counter of DEV's port 1 (rdma statistic).
+counter() {
+	rdma statistic show link "$1/1" | tr -s ' ' '\n' |
+		awk -v n="$2" 'f { print; exit } $0 == n { f = 1 }'
+}
+
+# counter_is DEV NAME VALUE
+counter_is() {
+	[ "$(counter "$1" "$2")" = "$3" ]
+}
+
+# udp_to_sr0 BYTES: one UDP datagram (printf escapes) from netns b to
+# 10.0.0.1:4791.
+udp_to_sr0() {
+	ip netns exec b bash -c "printf '$1' >/dev/udp/10.0.0.1/4791"
+}
+
+test_counters() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	rdma statistic show link sr0/1
+	local c noqp
+	for c in tx_packets rx_packets rx_icrc_errors rx_malformed \
+		rx_unknown_qp rx_qp_state_drops retransmits seq_naks_sent \
+		rnr_naks_sent duplicate_requests; do
+		[ "$(counter sr0 "$c")" = 0 ]
+	done
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+	rdma statistic show link sr0/1
+	[ "$(counter sr0 tx_packets)" -gt 0 ]
+	[ "$(counter sr0 rx_packets)" -gt 0 ]
+	[ "$(counter sr0 rx_icrc_errors)" = 0 ]
+	[ "$(counter sr0 rx_malformed)" = 0 ]
+	noqp=$(counter sr0 rx_unknown_qp)
+	# A SEND ONLY to QP 0x11 whose ICRC is wrong: one ICRC error.
+	udp_to_sr0 '\x04\x00\xff\xff\x00\x00\x00\x11\x80\x00\x00\x01\xde\xad\xbe\xef'
+	wait_for 5 counter_is sr0 rx_icrc_errors 1
+	# Shorter than a BTH and an ICRC: one malformed packet.
+	udp_to_sr0 '\x04\x00\xff\xff\x00\x00'
+	wait_for 5 counter_is sr0 rx_malformed 1
+	sleep 0.5
+	rdma statistic show link sr0/1
+	counter_is sr0 rx_icrc_errors 1
+	counter_is sr0 rx_malformed 1
+	counter_is sr0 rx_unknown_qp "$noqp"
+}
+
 test_rc_pingpong() {
 	rdma link add sr0 type softroce netdev veth0
 	ip netns exec b rdma link add sr1 type softroce netdev veth1
@@ -297,6 +397,147 @@ test_rc_pingpong() {
 		ibv_rc_pingpong -d sr0 -g "$g0" -s $size -n 50 -c 10.0.0.2
 		wait $srv || { cat /tmp/srv.log; return 1; }
 	done
+}
+
+# RC over an impaired link: sr0 on veth0, sr1 on veth1 in b, netem on both
+# ends. Every transfer must still complete byte-exact: go-back-N, NAKs,
+# duplicate detection and READ re-execution all get exercised.
+RC_AB="sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2"
+RC_LOSSY="--timeout 12 --retry 7 --no-err --wait 30"
+
+# netem ARGS...: impair both directions. Permanent neighbour entries keep
+# ARP out of it (connecting a QP resolves the peer's MAC address).
+netem() {
+	modprobe sch_netem
+	ip neigh replace 10.0.0.2 dev veth0 nud permanent \
+		lladdr "$(ip netns exec b cat /sys/class/net/veth1/address)"
+	ip netns exec b ip neigh replace 10.0.0.1 dev veth1 nud permanent \
+		lladdr "$(cat /sys/class/net/veth0/address)"
+	tc qdisc add dev veth0 root netem "$@"
+	ip netns exec b tc qdisc add dev veth1 root netem "$@"
+}
+
+netem_cleanup() {
+	tc qdisc del dev veth0 root 2>/dev/null
+	ip netns exec b tc qdisc del dev veth1 root 2>/dev/null
+	ip neigh del 10.0.0.2 dev veth0 2>/dev/null
+	ip netns exec b ip neigh del 10.0.0.1 dev veth1 2>/dev/null
+	return 0
+}
+
+rc_pair() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+}
+
+# netem_stats: what netem did (to show in the log the impairment was real).
+netem_stats() {
+	tc -s qdisc show dev veth0
+	ip netns exec b tc -s qdisc show dev veth1
+}
+
+test_rc_loss() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,1025,4096,20000,65536 --iters 2
+	netem_stats
+}
+
+test_rc_loss_burst() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 3000 --burst 32 --burst-size 3000 --rounds 4
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1 --burst 64 --burst-size 1 --rounds 4
+	netem_stats
+}
+
+test_rc_reorder() {
+	rc_pair
+	trap netem_cleanup EXIT
+	# netem reorders by sending some packets at once and delaying the rest.
+	netem delay 5ms reorder 75% 50%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,4096,20000 --burst 32 --burst-size 2500 --rounds 2
+	netem_cleanup
+	netem loss 3% delay 3ms 2ms
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,4096,20000 --burst 32 --burst-size 2500 --rounds 2
+	netem_stats
+}
+
+test_rc_duplicate() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem duplicate 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,1025,20000,65536 --burst 32 --burst-size 3000 --rounds 2
+	netem_cleanup
+	netem duplicate 5% loss 3%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,20000 --burst 32 --burst-size 3000 --rounds 2
+	netem_stats
+}
+
+# Receiver not ready: a SEND waits 300 ms for its receive (rnr_retry 7 is
+# infinite); over a clean and a lossy link.
+test_rc_rnr() {
+	rc_pair
+	"$RCTEST" $RC_AB --sizes 1 --rnr-ms 300
+	trap netem_cleanup EXIT
+	netem loss 5%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,4096 --rnr-ms 300
+}
+
+# A dead link: the requester must give up with IBV_WC_RETRY_EXC_ERR after
+# retry_cnt timeouts, not hang.
+test_rc_dead_link() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 100%
+	local o
+	if o=$("$RCTEST" $RC_AB --timeout 10 --retry 2 --no-err --wait 5 --sizes 1 2>&1); then
+		echo "$o"
+		echo "verbs_rc passed over a dead link"
+		return 1
+	fi
+	echo "$o"
+	echo "$o" | grep -q '^not ok 5 - SEND 1 B completes at the sender: transport retry counter exceeded'
+	echo "$o" | grep -q '^5 checks, 1 failed$'
+}
+
+# The short lossy case for the debug kernel.
+test_rc_loss_short() {
+	rc_pair
+	trap netem_cleanup EXIT
+	netem loss 5% duplicate 2%
+	"$RCTEST" $RC_AB $RC_LOSSY --sizes 1,3000 --burst 8 --burst-size 2000 --rounds 2
+}
+
+# Path MTUs: ibv_rc_pingpong (server in b) at sizes around the MTU, and
+# verbs_rc around the 256 and 4096 boundaries. 4096 needs jumbo frames.
+test_rc_mtu() {
+	rc_pair
+	trap 'ip link set veth0 mtu 1500; ip netns exec b ip link set veth1 mtu 1500' EXIT
+	ip link set veth0 mtu 9000
+	ip netns exec b ip link set veth1 mtu 9000
+	ibv_devinfo -d sr0 | grep -q 'active_mtu:[[:space:]]*4096'
+	ip netns exec b ibv_devinfo -d sr1 | grep -q 'active_mtu:[[:space:]]*4096'
+	local g0 g1 mtu size srv
+	g0=$(gid_index sr0 ::ffff:10.0.0.1)
+	g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
+	for mtu in 256 1024 4096; do
+		for size in 1 4095 4096 65536; do
+			echo "== -m $mtu -s $size"
+			ip netns exec b ibv_rc_pingpong -d sr1 -g "$g1" -m $mtu -s $size -n 5 -c \
+				>/tmp/srv.log 2>&1 &
+			srv=$!
+			sleep 0.5
+			ibv_rc_pingpong -d sr0 -g "$g0" -m $mtu -s $size -n 5 -c 10.0.0.2
+			wait $srv || { cat /tmp/srv.log; return 1; }
+		done
+	done
+	"$RCTEST" $RC_AB --mtu 256 --sizes 0,255,256,257,511,512,513,4096 --no-err \
+		--burst 16 --burst-size 257
+	"$RCTEST" $RC_AB --mtu 4096 --sizes 4095,4096,4097,8191,8192,8193,65536 \
+		--burst 16 --burst-size 4097
 }
 
 test_provider_from_build_tree() {
@@ -407,33 +648,57 @@ test_rmmod_refused_while_open() {
 	rmmod softrdma
 }
 
+KUNIT_SUITES="softrdma_util softrdma_hdr softrdma_icrc softrdma_psn \
+softrdma_qp_state"
+
+# kunit: load the KUnit module (its suites run at load) and report every
+# case of every suite; a suite without results fails.
 kunit() {
+	local s f line
 	modprobe kunit || { log "FAIL kunit.load"; failed=$((failed + 1)); return; }
-	if ! modprobe softrdma_kunit; then
+	# softrdma first: the suites call into it, whatever modules.dep says.
+	if ! modprobe softrdma || ! modprobe softrdma_kunit; then
 		log "FAIL kunit.load"
 		failed=$((failed + 1))
 		return
 	fi
-	local f=/sys/kernel/debug/kunit/softrdma_util/results line
-	[ -r $f ] || { log "FAIL kunit.results"; failed=$((failed + 1)); return; }
-	cat $f
-	# Case lines are indented one level: "    ok 1 name" / "    not ok 2 name".
-	while read -r line; do
-		case "$line" in
-		"ok "*) log "PASS kunit.softrdma_util.${line##* }" ;;
-		"not ok "*) log "FAIL kunit.softrdma_util.${line##* }"; failed=$((failed + 1)) ;;
-		esac
-	done < <(grep -E '^    (not )?ok ' $f)
+	for s in $KUNIT_SUITES; do
+		f=/sys/kernel/debug/kunit/$s/results
+		if [ ! -r "$f" ]; then
+			log "FAIL kunit.$s.results"
+			failed=$((failed + 1))
+			continue
+		fi
+		# Case lines are indented one level: "    ok 1 name" /
+		# "    not ok 2 name"; a failing case's diagnostics precede it.
+		grep -q -E '^    not ok ' "$f" && cat "$f"
+		while read -r line; do
+			case "$line" in
+			"ok "*) log "PASS kunit.$s.${line##* }" ;;
+			"not ok "*)
+				log "FAIL kunit.$s.${line##* }"
+				failed=$((failed + 1))
+				;;
+			esac
+		done < <(grep -E '^    (not )?ok ' "$f")
+		grep -q -E '^    (not )?ok ' "$f" || {
+			log "FAIL kunit.$s.cases"
+			failed=$((failed + 1))
+		}
+	done
 	modprobe -r softrdma_kunit
+	modprobe -r softrdma 2>/dev/null
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
-rc_transfers rc_wr_api rc_cq_ex rc_pingpong interop_rxe_transfers interop_rxe_pingpong \
+rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
+rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
+rc_atomics interop_rxe_atomics perftest_atomic rc_srq srq_pingpong \
 perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
-DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers bad_input netdev_unregister \
-add_delete_rmmod_cycles"
+DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_loss_short bad_input \
+netdev_unregister add_delete_rmmod_cycles"
 
 reset
 if [ $# -gt 0 ]; then

@@ -1,23 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// verbs_rc DEV_A GID_A DEV_B GID_B [--wr] [--cq-ex]
+// verbs_rc DEV_A GID_A DEV_B GID_B [OPTION...]
 //
 // Two RC QPs, one on each device, connected to each other over RoCEv2.
 // Every transfer's bytes are compared where they arrive; the last check
 // provokes a remote access error and checks its status on both sides.
-// --wr posts every send through the ibv_wr_* API (ibv_qp_ex) and adds its
-// own checks (SGE and inline lists, batches, abort, errors); --cq-ex
-// polls extended CQs (ibv_cq_ex) instead of ibv_poll_cq.
+//
+// Options (for lossy links and MTU tests):
+//   --mtu N        path MTU: 256, 512, 1024 (default), 2048 or 4096
+//   --timeout N    QP local ACK timeout, 4.096 us * 2^N (default 14)
+//   --retry N      retry_cnt (default 7)
+//   --sizes A,B..  transfer sizes of the one-at-a-time loop (0..65536)
+//   --iters N      run the one-at-a-time loop N times (default 1)
+//   --burst N      then post N WRs (SEND, WRITE, READ, WRITE_IMM in turn)
+//                  back to back before polling, --rounds times (default 0)
+//   --burst-size B bytes per burst WR (default 3000, at most 128 KiB / N)
+//   --rounds N     bursts to run (default 1)
+//   --wait S       seconds to wait for each completion (default 20)
+//   --rnr-ms N     also post a SEND N ms before its receive (RNR NAKs; the
+//                  QP's rnr_retry is 7, infinite, so it must succeed)
+//   --no-err       skip the remote access error check (a lost NAK turns it
+//                  into a retry-exceeded error, rightly)
+//
+// API options (combine with each other and with the above):
+//   --wr           post every send through the ibv_wr_* API (ibv_qp_ex),
+//                  one request per wr_start..wr_complete batch (bursts
+//                  too), and add its own checks (SGE and inline lists,
+//                  batches, abort, errors)
+//   --cq-ex        poll extended CQs (ibv_cq_ex) instead of ibv_poll_cq
 #include <infiniband/verbs.h>
 
 #include <arpa/inet.h>
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <span>
 #include <string>
-#include <string_view>
+#include <thread>
 #include <vector>
 
 #include "check.hpp"
@@ -29,8 +51,97 @@ namespace {
 
 constexpr std::size_t kBuf = 256 * 1024;
 
-bool use_wr = false;	// post sends with ibv_wr_*
-bool use_cq_ex = false; // poll with ibv_start_poll & co
+struct Options {
+	ibv_mtu mtu = IBV_MTU_1024;
+	std::uint8_t timeout = 14;
+	std::uint8_t retry = 7;
+	std::vector<std::size_t> sizes{0, 1, 3, 1023, 1024, 1025, 4096, 20000, 65536};
+	int iters = 1;
+	int burst = 0;
+	std::size_t burst_size = 3000;
+	int rounds = 1;
+	int wait_s = 20;
+	int rnr_ms = 0;
+	bool err_check = true;
+	bool wr = false;	// post sends with ibv_wr_*
+	bool cq_ex = false;	// poll with ibv_start_poll & co
+};
+
+Options opt;
+
+bool parse_mtu(long v, ibv_mtu &out)
+{
+	switch (v) {
+	case 256: out = IBV_MTU_256; return true;
+	case 512: out = IBV_MTU_512; return true;
+	case 1024: out = IBV_MTU_1024; return true;
+	case 2048: out = IBV_MTU_2048; return true;
+	case 4096: out = IBV_MTU_4096; return true;
+	default: return false;
+	}
+}
+
+bool parse_options(int argc, char **argv)
+{
+	for (int i = 5; i < argc; ++i) {
+		const std::string o = argv[i];
+		if (o == "--no-err") {
+			opt.err_check = false;
+			continue;
+		}
+		if (o == "--wr") {
+			opt.wr = true;
+			continue;
+		}
+		if (o == "--cq-ex") {
+			opt.cq_ex = true;
+			continue;
+		}
+		if (i + 1 >= argc)
+			return false;
+		const char *v = argv[++i];
+		char *end = nullptr;
+		const long n = std::strtol(v, &end, 0);
+		const bool num = end != v && *end == '\0' && n >= 0;
+		if (o == "--sizes") {
+			opt.sizes.clear();
+			for (const char *q = v; *q;) {
+				const unsigned long sz = std::strtoul(q, &end, 0);
+				if (end == q || sz > 65536)
+					return false;
+				opt.sizes.push_back(sz);
+				q = *end == ',' ? end + 1 : end;
+				if (*end && *end != ',')
+					return false;
+			}
+		} else if (!num) {
+			return false;
+		} else if (o == "--mtu") {
+			if (!parse_mtu(n, opt.mtu))
+				return false;
+		} else if (o == "--timeout" && n < 32) {
+			opt.timeout = static_cast<std::uint8_t>(n);
+		} else if (o == "--retry" && n < 8) {
+			opt.retry = static_cast<std::uint8_t>(n);
+		} else if (o == "--iters") {
+			opt.iters = static_cast<int>(n);
+		} else if (o == "--burst" && n <= 64) {
+			opt.burst = static_cast<int>(n);
+		} else if (o == "--burst-size") {
+			opt.burst_size = static_cast<std::size_t>(n);
+		} else if (o == "--rounds") {
+			opt.rounds = static_cast<int>(n);
+		} else if (o == "--rnr-ms") {
+			opt.rnr_ms = static_cast<int>(n);
+		} else if (o == "--wait" && n > 0) {
+			opt.wait_s = static_cast<int>(n);
+		} else {
+			return false;
+		}
+	}
+	return opt.burst == 0 ||
+	       (opt.burst_size + 64) * static_cast<std::size_t>(opt.burst) <= kBuf / 2;
+}
 
 constexpr std::uint64_t kSendOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 				   IBV_QP_EX_WITH_RDMA_WRITE |
@@ -61,14 +172,14 @@ bool setup(Side &s, const char *dev, const char *gid)
 		return false;
 	s.gid_index = vmtest::gid_index(s.ctx, gid, s.gid);
 	s.pd = ibv_alloc_pd(s.ctx);
-	if (use_cq_ex) {
+	if (opt.cq_ex) {
 		ibv_cq_init_attr_ex ca{};
-		ca.cqe = 256;
+		ca.cqe = 512;
 		ca.wc_flags = kWcFlags;
 		s.cqx = ibv_create_cq_ex(s.ctx, &ca);
 		s.cq = s.cqx ? ibv_cq_ex_to_cq(s.cqx) : nullptr;
 	} else {
-		s.cq = ibv_create_cq(s.ctx, 256, nullptr, nullptr, 0);
+		s.cq = ibv_create_cq(s.ctx, 512, nullptr, nullptr, 0);
 	}
 	s.mr = ibv_reg_mr(s.pd, s.buf.data(), kBuf,
 			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
@@ -83,15 +194,15 @@ bool setup(Side &s, const char *dev, const char *gid)
 	ia.cap.max_inline_data = 128;
 	ia.pd = s.pd;
 	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
-	if (use_wr) {
+	if (opt.wr) {
 		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		ia.send_ops_flags = kSendOps;
 	}
 	s.qp = s.pd && s.cq ? ibv_create_qp_ex(s.ctx, &ia) : nullptr;
-	if (s.qp && use_wr)
+	if (s.qp && opt.wr)
 		s.qpx = ibv_qp_to_qp_ex(s.qp);
 	s.cap = ia.cap;
-	return s.gid_index >= 0 && s.pd && s.cq && s.mr && s.qp && (!use_wr || s.qpx);
+	return s.gid_index >= 0 && s.pd && s.cq && s.mr && s.qp && (!opt.wr || s.qpx);
 }
 
 // What the provider cannot do fails creation with EOPNOTSUPP.
@@ -164,7 +275,7 @@ bool connect(Side &s, const Side &peer, std::uint32_t my_psn, std::uint32_t peer
 		return false;
 	a = {};
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
+	a.path_mtu = opt.mtu;
 	a.dest_qp_num = peer.qp->qp_num;
 	a.rq_psn = peer_psn;
 	a.max_dest_rd_atomic = 4;
@@ -181,8 +292,8 @@ bool connect(Side &s, const Side &peer, std::uint32_t my_psn, std::uint32_t peer
 	a = {};
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = my_psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
+	a.timeout = opt.timeout;
+	a.retry_cnt = opt.retry;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 4;
 	return ibv_modify_qp(s.qp, &a,
@@ -210,12 +321,23 @@ void read_wc(ibv_cq_ex *cq, ibv_wc &wc)
 }
 
 // Wait for wcs.size() completions on s's CQ (the transfers run in the
-// kernel); with --cq-ex each extended poll takes all that are there.
+// kernel); with --cq-ex each extended poll takes all that are there. The
+// ones that do not come read as IBV_WC_GENERAL_ERR.
 bool wait_wcs(Side &s, std::span<ibv_wc> wcs)
 {
+	const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(opt.wait_s);
+	for (ibv_wc &wc : wcs) {
+		wc = {};
+		wc.status = IBV_WC_GENERAL_ERR;
+	}
 	std::size_t got = 0;
-	for (long i = 0; i < 20000000 && got < wcs.size(); ++i) {
-		if (!use_cq_ex) {
+	for (long i = 0; got < wcs.size(); ++i) {
+		if ((i & 1023) == 0 && i && std::chrono::steady_clock::now() > end) {
+			std::printf("# %zu of %zu completions within %d s\n", got, wcs.size(),
+				    opt.wait_s);
+			return false;
+		}
+		if (!opt.cq_ex) {
 			const int n = ibv_poll_cq(s.cq, 1, &wcs[got]);
 			if (n < 0)
 				return false;
@@ -235,7 +357,7 @@ bool wait_wcs(Side &s, std::span<ibv_wc> wcs)
 		if (ret && ret != ENOENT)
 			return false;
 	}
-	return got == wcs.size();
+	return true;
 }
 
 bool wait_wc(Side &s, ibv_wc &wc)
@@ -276,7 +398,7 @@ bool post_send(Side &s, ibv_wr_opcode op, std::uint64_t id, std::size_t off, std
 	wr.imm_data = htonl(0xc0ffee00U + static_cast<std::uint32_t>(len & 0xff));
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	if (!use_wr)
+	if (!opt.wr)
 		return ibv_post_send(s.qp, &wr, &bad) == 0;
 
 	ibv_qp_ex *q = s.qpx;
@@ -309,6 +431,7 @@ bool post_send(Side &s, ibv_wr_opcode op, std::uint64_t id, std::size_t off, std
 		ibv_wr_set_sge(q, s.mr->lkey, sge.addr, sge.length);
 	return ibv_wr_complete(q) == 0;
 }
+
 
 // The ibv_wr_* checks of their own: lists, batches, abort, errors.
 void wr_checks(Side &a, Side &b)
@@ -407,7 +530,7 @@ void wr_checks(Side &a, Side &b)
 			     b.buf[half + i * 12000 + 10000] == 0;
 		check(ok && std::memcmp(a.buf.data() + 40000, b.buf.data() + half + 60000, 5000) == 0,
 		      "the batch's bytes arrived intact");
-		if (use_cq_ex)
+		if (opt.cq_ex)
 			check(got && wcs[0].qp_num == a.qp->qp_num, "ibv_wc_read_qp_num is the QP's");
 	}
 
@@ -480,29 +603,110 @@ void wr_checks(Side &a, Side &b)
 	}
 }
 
+// Post opt.burst WRs back to back (SEND, WRITE, READ, WRITE_IMM in turn),
+// each on its own slice of the buffers, then poll them all and compare.
+void burst(Side &a, Side &b, int round)
+{
+	const std::size_t half = kBuf / 2;
+	const std::size_t len = opt.burst_size;
+	const std::size_t stride = (len + 64) & ~std::size_t{63};
+	const int n = opt.burst;
+	const std::string r = "burst " + std::to_string(round) + ": ";
+	static constexpr std::array<ibv_wr_opcode, 4> ops{IBV_WR_SEND, IBV_WR_RDMA_WRITE,
+							 IBV_WR_RDMA_READ,
+							 IBV_WR_RDMA_WRITE_WITH_IMM};
+	const auto seed = [round](int j) { return static_cast<std::uint8_t>(round * 31 + j * 5); };
+
+	std::memset(a.buf.data(), 0, half);
+	std::memset(b.buf.data() + half, 0, half);
+	int recvs = 0;
+	bool ok = true;
+	for (int j = 0; j < n; ++j) {
+		const std::size_t off = static_cast<std::size_t>(j) * stride;
+		const ibv_wr_opcode op = ops[static_cast<std::size_t>(j) % ops.size()];
+		if (op == IBV_WR_RDMA_READ) {
+			fill(b.buf, half + off, len, seed(j));
+		} else {
+			fill(a.buf, off, len, seed(j));
+		}
+		if (op == IBV_WR_SEND || op == IBV_WR_RDMA_WRITE_WITH_IMM) {
+			ok = ok && post_recv(b, 1000 + j, half + off, op == IBV_WR_SEND ? len : 0);
+			++recvs;
+		}
+	}
+	check(ok, r + "post " + std::to_string(recvs) + " receives");
+	ok = true;
+	for (int j = 0; j < n; ++j) {
+		const std::size_t off = static_cast<std::size_t>(j) * stride;
+		const ibv_wr_opcode op = ops[static_cast<std::size_t>(j) % ops.size()];
+		const auto remote = reinterpret_cast<std::uintptr_t>(b.buf.data() + half + off);
+		ok = ok && post_send(a, op, 2000 + j, off, len, remote, b.mr->rkey);
+	}
+	check(ok, r + "post " + std::to_string(n) + " WRs back to back");
+	for (int j = 0; j < n; ++j) {
+		ibv_wc wc{};
+		const ibv_wr_opcode op = ops[static_cast<std::size_t>(j) % ops.size()];
+		static constexpr std::array<ibv_wc_opcode, 4> wcop{
+			IBV_WC_SEND, IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ, IBV_WC_RDMA_WRITE};
+		const bool got = wait_wc(a, wc);
+		if (!got || wc.status != IBV_WC_SUCCESS ||
+		    wc.wr_id != static_cast<std::uint64_t>(2000 + j) ||
+		    wc.opcode != wcop[static_cast<std::size_t>(j) % 4] ||
+		    (op == IBV_WR_RDMA_READ && wc.byte_len != len)) {
+			check(false, r + "WR " + std::to_string(j) + " completes in order: got wr_id " +
+					     std::to_string(wc.wr_id) + " status " +
+					     ibv_wc_status_str(wc.status));
+			return;
+		}
+	}
+	check(true, r + "all " + std::to_string(n) + " WRs complete in order, successfully");
+	for (int j = 0, k = 0; j < n; ++j) {
+		const ibv_wr_opcode op = ops[static_cast<std::size_t>(j) % ops.size()];
+		if (op != IBV_WR_SEND && op != IBV_WR_RDMA_WRITE_WITH_IMM)
+			continue;
+		ibv_wc wc{};
+		const bool got = wait_wc(b, wc);
+		const bool imm = op == IBV_WR_RDMA_WRITE_WITH_IMM;
+		if (!got || wc.status != IBV_WC_SUCCESS ||
+		    wc.wr_id != static_cast<std::uint64_t>(1000 + j) || wc.byte_len != len ||
+		    wc.opcode != (imm ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV) ||
+		    (imm && !(wc.wc_flags & IBV_WC_WITH_IMM))) {
+			check(false, r + "receive " + std::to_string(k) + " (WR " +
+					     std::to_string(j) + ") right: got wr_id " +
+					     std::to_string(wc.wr_id) + " status " +
+					     ibv_wc_status_str(wc.status) + " byte_len " +
+					     std::to_string(wc.byte_len));
+			return;
+		}
+		++k;
+	}
+	check(true, r + "receives complete in order with the right lengths");
+	for (int j = 0; j < n; ++j) {
+		const std::size_t off = static_cast<std::size_t>(j) * stride;
+		if (std::memcmp(a.buf.data() + off, b.buf.data() + half + off, len) != 0 ||
+		    a.buf[off + len] != 0 || b.buf[half + off + len] != 0) {
+			check(false, r + "WR " + std::to_string(j) + " bytes arrived intact");
+			return;
+		}
+	}
+	check(true, r + "every WR's bytes arrived intact");
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-	if (argc < 5) {
-		std::fprintf(stderr, "usage: verbs_rc DEV_A GID_A DEV_B GID_B [--wr] [--cq-ex]\n");
+	if (argc < 5 || !parse_options(argc, argv)) {
+		std::fprintf(stderr, "usage: verbs_rc DEV_A GID_A DEV_B GID_B [--mtu N] "
+				     "[--timeout N] [--retry N] [--sizes A,B,..] [--iters N] "
+				     "[--burst N] [--burst-size B] [--rounds N] [--wait S] "
+				     "[--rnr-ms N] [--no-err] [--wr] [--cq-ex]\n");
 		return 2;
-	}
-	for (int i = 5; i < argc; ++i) {
-		const std::string_view arg = argv[i];
-		if (arg == "--wr") {
-			use_wr = true;
-		} else if (arg == "--cq-ex") {
-			use_cq_ex = true;
-		} else {
-			std::fprintf(stderr, "verbs_rc: unknown option %s\n", argv[i]);
-			return 2;
-		}
 	}
 	Side a;
 	Side b;
 	check(setup(a, argv[1], argv[2]) && setup(b, argv[3], argv[4]), "both sides set up");
-	if (use_wr || use_cq_ex)
+	if (opt.wr || opt.cq_ex)
 		check_refusals(a);
 	// Start PSNs near the 24-bit wrap so transfers cross it.
 	check(connect(a, b, 0xfffff0, 0xffffe0) && connect(b, a, 0xffffe0, 0xfffff0),
@@ -510,10 +714,12 @@ int main(int argc, char **argv)
 	if (vmtest::failures)
 		return vmtest::summary();
 
-	const std::array<std::size_t, 9> sizes{0, 1, 3, 1023, 1024, 1025, 4096, 20000, 65536};
 	const std::size_t half = kBuf / 2;
 	std::uint8_t seed = 1;
-	for (const std::size_t len : sizes) {
+	for (int it = 0; it < opt.iters * static_cast<int>(opt.sizes.size()); ++it) {
+		const std::size_t len = opt.sizes[static_cast<std::size_t>(it) % opt.sizes.size()];
+		if (vmtest::failures)
+			return vmtest::summary();	// the QP is likely in ERR now
 		const std::string n = std::to_string(len) + " B";
 		ibv_wc wc{};
 
@@ -524,9 +730,14 @@ int main(int argc, char **argv)
 		check(post_recv(b, 100 + len, half, len + 16), "post_recv " + n);
 		check(post_send(a, imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND, 200 + len, 0, len),
 		      "post SEND " + n);
-		check(wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 200 + len &&
+		const bool sent = wait_wc(a, wc);
+		check(sent && wc.status == IBV_WC_SUCCESS && wc.wr_id == 200 + len &&
 			      wc.opcode == IBV_WC_SEND,
-		      "SEND " + n + " completes at the sender");
+		      "SEND " + n + " completes at the sender: " + ibv_wc_status_str(wc.status) +
+			      " (wr_id " + std::to_string(wc.wr_id) + " opcode " +
+			      std::to_string(wc.opcode) + ")");
+		if (vmtest::failures)
+			return vmtest::summary();	// the QP is likely in ERR now
 		check(wait_wc(b, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 100 + len &&
 			      wc.opcode == IBV_WC_RECV && wc.byte_len == len &&
 			      (!imm || ((wc.wc_flags & IBV_WC_WITH_IMM) &&
@@ -543,9 +754,10 @@ int main(int argc, char **argv)
 		check(post_send(a, IBV_WR_RDMA_WRITE, 300 + len, 0, len,
 				reinterpret_cast<std::uintptr_t>(b.buf.data() + half), b.mr->rkey),
 		      "post WRITE " + n);
-		check(wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 300 + len &&
+		const bool written = wait_wc(a, wc);
+		check(written && wc.status == IBV_WC_SUCCESS && wc.wr_id == 300 + len &&
 			      wc.opcode == IBV_WC_RDMA_WRITE,
-		      "WRITE " + n + " completes");
+		      "WRITE " + n + " completes: " + ibv_wc_status_str(wc.status));
 		check(std::memcmp(a.buf.data(), b.buf.data() + half, len) == 0 &&
 			      b.buf[half + len] == 0,
 		      "WRITE " + n + " bytes arrived intact");
@@ -557,12 +769,41 @@ int main(int argc, char **argv)
 		check(post_send(a, IBV_WR_RDMA_READ, 400 + len, 0, len,
 				reinterpret_cast<std::uintptr_t>(b.buf.data() + half), b.mr->rkey),
 		      "post READ " + n);
-		check(wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 400 + len &&
+		const bool read = wait_wc(a, wc);
+		check(read && wc.status == IBV_WC_SUCCESS && wc.wr_id == 400 + len &&
 			      wc.opcode == IBV_WC_RDMA_READ && wc.byte_len == len,
-		      "READ " + n + " completes");
+		      "READ " + n + " completes: " + ibv_wc_status_str(wc.status));
 		check(std::memcmp(a.buf.data(), b.buf.data() + half, len) == 0 && a.buf[len] == 0,
 		      "READ " + n + " bytes arrived intact");
 		++seed;
+	}
+
+	for (int r = 0; r < opt.rounds && opt.burst; ++r) {
+		if (vmtest::failures)
+			return vmtest::summary();
+		burst(a, b, r);
+	}
+	if (vmtest::failures)
+		return vmtest::summary();
+
+	// A SEND that finds no receive: RNR NAKs until B posts one.
+	if (opt.rnr_ms) {
+		ibv_wc wc{};
+		fill(a.buf, 0, 3000, 55);
+		std::memset(b.buf.data() + half, 0, 3016);
+		check(post_send(a, IBV_WR_SEND, 802, 0, 3000), "post SEND 3000 B, no receive yet");
+		std::this_thread::sleep_for(std::chrono::milliseconds(opt.rnr_ms));
+		check(post_recv(b, 801, half, 3016), "post its receive after the RNR wait");
+		const bool sent = wait_wc(a, wc);
+		check(sent && wc.status == IBV_WC_SUCCESS && wc.wr_id == 802,
+		      std::string("the SEND completes after RNR NAKs: ") +
+			      ibv_wc_status_str(wc.status));
+		check(wait_wc(b, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 801 &&
+			      wc.byte_len == 3000 &&
+			      std::memcmp(a.buf.data(), b.buf.data() + half, 3000) == 0,
+		      "... and its bytes arrive intact");
+		if (vmtest::failures)
+			return vmtest::summary();
 	}
 
 	// WRITE with immediate consumes a receive on B.
@@ -597,16 +838,17 @@ int main(int argc, char **argv)
 		      "inline SEND bytes arrived intact");
 	}
 
-	if (use_wr)
+	if (opt.wr)
 		wr_checks(a, b);
 
 	// A WRITE beyond the remote MR: remote access error; both QPs fail.
-	{
+	if (opt.err_check) {
 		ibv_wc wc{};
 		check(post_send(a, IBV_WR_RDMA_WRITE, 701, 0, 4096,
 				reinterpret_cast<std::uintptr_t>(b.buf.data() + kBuf - 100), b.mr->rkey),
 		      "post a WRITE past the end of B's MR");
-		check(wait_wc(a, wc) && wc.wr_id == 701 && wc.status == IBV_WC_REM_ACCESS_ERR,
+		const bool got = wait_wc(a, wc);
+		check(got && wc.wr_id == 701 && wc.status == IBV_WC_REM_ACCESS_ERR,
 		      "it completes with IBV_WC_REM_ACCESS_ERR, got " +
 			      std::string(ibv_wc_status_str(wc.status)));
 		ibv_qp_attr qa{};

@@ -62,4 +62,19 @@ row "ib_read_lat 2 B (us)" read_lat
 row "ib_write_bw 64 KiB (MiB/s)" write_bw
 row "ib_write_bw 8 B (Mpps)" write_pps
 echo "(latency: typical usec, lower is better; bandwidth: higher is better; median of $rounds rounds)"
+# The SQ poller (module parameter poll_us) against a kick on every post.
+p=/sys/module/softrdma/parameters/poll_us
+on=$(cat $p)
+printf "\n%-24s %14s %14s\n" "softrdma" "poll_us=$on" "poll_us=0"
+for m in "write_lat 5 ib_write_lat -s 2 -n $iters" "write_pps 5 ib_write_bw -s 8 -n $iters"; do
+	set -- $m
+	k=$1 c=$2
+	shift 2
+	echo $on >$p
+	a=$(for r in $(seq $rounds); do run b sr1 10.0.0.2 "$@" | awk -v c=$c "{print \$c}"; done | median)
+	echo 0 >$p
+	z=$(for r in $(seq $rounds); do run b sr1 10.0.0.2 "$@" | awk -v c=$c "{print \$c}"; done | median)
+	printf "%-24s %14s %14s\n" "$k" "$a" "$z"
+done
+echo $on >$p
 '

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The send-queue poller: the kernel half of the doorbell of DESIGN.md.
+ *
+ * A QP whose provider rang the doorbell (a kick system call) joins the
+ * poller's list and its SQ ring's NEED_WAKEUP flag is cleared: while it is
+ * on the list, the provider publishes WQEs without a system call and the
+ * poller thread sends them. A QP that brings no new work for poll_us
+ * microseconds leaves the list with NEED_WAKEUP set again, and its next post
+ * kicks. With poll_us=0 nothing is polled: every post kicks.
+ *
+ * No wake-up is lost: the provider publishes its producer index, then (after
+ * a full barrier) reads the flag; the poller sets the flag, then (after a
+ * full barrier) reads the producer index once more before it lets go.
+ */
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/wait.h>
+
+#include "softrdma.h"
+
+static unsigned int poll_us = 200;
+module_param(poll_us, uint, 0644);
+MODULE_PARM_DESC(poll_us,
+		 "microseconds the kernel keeps polling an idle send queue before the provider must kick it (0: never poll)");
+
+static LIST_HEAD(softrdma_poll_list);
+static DEFINE_SPINLOCK(softrdma_poll_lock);	/* the list and qp->poll_* */
+static DECLARE_WAIT_QUEUE_HEAD(softrdma_poll_wq);
+static struct task_struct *softrdma_poll_task;
+
+/* The provider must kick this QP's SQ from now on. Caller holds qp->lock. */
+void softrdma_qp_need_wakeup(struct softrdma_qp *qp)
+{
+	softrdma_ring_set_flag(&qp->sq, SOFTRDMA_RING_NEED_WAKEUP);
+	/* Pairs with the provider's barrier between publish and flag read. */
+	smp_mb();
+}
+
+/* Start polling @qp's SQ (after a kick). Caller holds no lock. */
+void softrdma_poll_add(struct softrdma_qp *qp)
+{
+	unsigned int us = READ_ONCE(poll_us);
+
+	if (!us || !softrdma_poll_task)
+		return;
+	spin_lock_bh(&softrdma_poll_lock);
+	WRITE_ONCE(qp->poll_last, ktime_get());
+	if (list_empty(&qp->poll_node) && !qp->poll_dead) {
+		list_add_tail(&qp->poll_node, &softrdma_poll_list);
+		softrdma_ring_clear_flag(&qp->sq, SOFTRDMA_RING_NEED_WAKEUP);
+	}
+	spin_unlock_bh(&softrdma_poll_lock);
+	wake_up(&softrdma_poll_wq);
+}
+
+/* Stop polling @qp (it is being destroyed). */
+void softrdma_poll_del(struct softrdma_qp *qp)
+{
+	spin_lock_bh(&softrdma_poll_lock);
+	qp->poll_dead = true;
+	list_del_init(&qp->poll_node);
+	spin_unlock_bh(&softrdma_poll_lock);
+}
+
+/*
+ * Poll @qp once: send what the provider published. Return: true if it
+ * stays on the list.
+ */
+static bool softrdma_poll_qp(struct softrdma_qp *qp, ktime_t now, s64 idle_ns)
+{
+	bool keep = true;
+
+	spin_lock_bh(&qp->lock);
+	if (READ_ONCE(qp->state) != IB_QPS_RTS) {
+		softrdma_qp_need_wakeup(qp);
+		keep = false;
+	} else if (softrdma_req_pending(qp)) {
+		softrdma_req_run(qp);
+		WRITE_ONCE(qp->poll_last, now);
+	} else if (ktime_to_ns(ktime_sub(now, READ_ONCE(qp->poll_last))) >
+		   idle_ns) {
+		softrdma_qp_need_wakeup(qp);
+		/* Published before the provider saw the flag? Keep going. */
+		if (softrdma_req_pending(qp))
+			softrdma_ring_clear_flag(&qp->sq,
+						 SOFTRDMA_RING_NEED_WAKEUP);
+		else
+			keep = false;
+	}
+	spin_unlock_bh(&qp->lock);
+	return keep;
+}
+
+static int softrdma_poll_thread(void *data)
+{
+	while (!kthread_should_stop()) {
+		s64 idle_ns = (s64)READ_ONCE(poll_us) * NSEC_PER_USEC;
+		struct softrdma_qp *qp;
+		LIST_HEAD(round);
+		ktime_t now;
+
+		wait_event_interruptible(softrdma_poll_wq,
+					 !list_empty(&softrdma_poll_list) ||
+					 kthread_should_stop());
+		now = ktime_get();
+		/*
+		 * One round over every listed QP. The round's list is only
+		 * touched under the lock, so softrdma_poll_del() may take a
+		 * QP off it at any time.
+		 */
+		spin_lock_bh(&softrdma_poll_lock);
+		list_splice_init(&softrdma_poll_list, &round);
+		while (!list_empty(&round)) {
+			bool keep;
+
+			qp = list_first_entry(&round, struct softrdma_qp,
+					      poll_node);
+			list_del_init(&qp->poll_node);
+			if (!refcount_inc_not_zero(&qp->refs))
+				continue;
+			spin_unlock_bh(&softrdma_poll_lock);
+			keep = softrdma_poll_qp(qp, now, idle_ns);
+			spin_lock_bh(&softrdma_poll_lock);
+			if (keep && !qp->poll_dead && list_empty(&qp->poll_node))
+				list_add_tail(&qp->poll_node,
+					      &softrdma_poll_list);
+			softrdma_qp_put(qp);
+		}
+		spin_unlock_bh(&softrdma_poll_lock);
+		cond_resched();
+	}
+	return 0;
+}
+
+int softrdma_poll_init(void)
+{
+	struct task_struct *t;
+
+	t = kthread_run(softrdma_poll_thread, NULL, "softrdma_poll");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	softrdma_poll_task = t;
+	return 0;
+}
+
+void softrdma_poll_exit(void)
+{
+	kthread_stop(softrdma_poll_task);
+	softrdma_poll_task = NULL;
+}
