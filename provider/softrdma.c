@@ -63,14 +63,30 @@ struct sr_qp {
 	_Atomic int state;
 };
 
+struct usr_create_cq_ex_resp {
+	struct ib_uverbs_ex_create_cq_resp ibv_resp;
+	struct softrdma_create_cq_resp drv;
+};
+static_assert(sizeof(struct usr_create_cq_ex_resp) ==
+	      sizeof(struct ib_uverbs_ex_create_cq_resp) +
+	      sizeof(struct softrdma_create_cq_resp),
+	      "no padding in the extended create_cq response");
+
 struct sr_cq {
 	struct verbs_cq vcq;
 	struct softrdma_cq_ring *ring;
+	/* The completion an extended poll is at. */
+	const struct ibv_wc *cur;
 };
 
 static struct sr_cq *to_sr_cq(struct ibv_cq *ibcq)
 {
 	return container_of(ibcq, struct sr_cq, vcq.cq);
+}
+
+static struct sr_cq *cqx_to_sr_cq(struct ibv_cq_ex *cqx)
+{
+	return container_of(cqx, struct sr_cq, vcq.cq_ex);
 }
 
 static int sr_query_device_ex(struct ibv_context *context,
@@ -198,6 +214,154 @@ static struct ibv_cq *sr_create_cq(struct ibv_context *context, int cqe,
 	return &cq->vcq.cq;
 }
 
+/* The extended CQ: the core polls, these read what it found. */
+static int sr_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
+{
+	struct sr_cq *cq = cqx_to_sr_cq(cqx);
+	int ret;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	ret = softrdma_cq_ring_start_poll(cq->ring, &cq->cur);
+	if (ret)
+		return ret;
+	cqx->status = cq->cur->status;
+	cqx->wr_id = cq->cur->wr_id;
+	return 0;
+}
+
+static int sr_next_poll(struct ibv_cq_ex *cqx)
+{
+	struct sr_cq *cq = cqx_to_sr_cq(cqx);
+	int ret;
+
+	ret = softrdma_cq_ring_next_poll(cq->ring, &cq->cur);
+	if (ret)
+		return ret;
+	cqx->status = cq->cur->status;
+	cqx->wr_id = cq->cur->wr_id;
+	return 0;
+}
+
+static void sr_end_poll(struct ibv_cq_ex *cqx)
+{
+	softrdma_cq_ring_end_poll(cqx_to_sr_cq(cqx)->ring);
+}
+
+static enum ibv_wc_opcode sr_read_opcode(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sr_cq(cqx)->cur->opcode;
+}
+
+static uint32_t sr_read_vendor_err(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sr_cq(cqx)->cur->vendor_err;
+}
+
+static uint32_t sr_read_byte_len(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sr_cq(cqx)->cur->byte_len;
+}
+
+static __be32 sr_read_imm_data(struct ibv_cq_ex *cqx)
+{
+	const struct ibv_wc *wc = cqx_to_sr_cq(cqx)->cur;
+
+	/* ibv_wc shares one field between the two. */
+	return wc->imm_data;
+}
+
+static uint32_t sr_read_qp_num(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sr_cq(cqx)->cur->qp_num;
+}
+
+static uint32_t sr_read_src_qp(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sr_cq(cqx)->cur->src_qp;
+}
+
+static unsigned int sr_read_wc_flags(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sr_cq(cqx)->cur->wc_flags;
+}
+
+static uint32_t sr_read_slid(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sr_cq(cqx)->cur->slid;
+}
+
+static uint8_t sr_read_sl(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sr_cq(cqx)->cur->sl;
+}
+
+static uint8_t sr_read_dlid_path_bits(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_sr_cq(cqx)->cur->dlid_path_bits;
+}
+
+/* What a CQE carries; no timestamps, VLAN, flow tag or tag matching. */
+#define SR_WC_EX_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | \
+			IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP | \
+			IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL | \
+			IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+static struct ibv_cq_ex *sr_create_cq_ex(struct ibv_context *context,
+					 struct ibv_cq_init_attr_ex *attr)
+{
+	struct usr_create_cq_ex_resp resp = {};
+	struct ibv_create_cq_ex cmd = {};
+	struct ibv_cq_ex *cqx;
+	struct sr_cq *cq;
+	int ret;
+
+	/* No parent domain; single-threaded use needs nothing from us. */
+	if ((attr->wc_flags & ~(uint64_t)SR_WC_EX_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp), 0);
+	if (ret) {
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	cq->ring = softrdma_cq_ring_open(context->cmd_fd, resp.drv.mmap_offset,
+					 resp.drv.mmap_size, resp.drv.num_slots);
+	if (!cq->ring) {
+		ret = errno;
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	cqx = &cq->vcq.cq_ex;
+	cqx->start_poll = sr_start_poll;
+	cqx->next_poll = sr_next_poll;
+	cqx->end_poll = sr_end_poll;
+	cqx->read_opcode = sr_read_opcode;
+	cqx->read_vendor_err = sr_read_vendor_err;
+	cqx->read_wc_flags = sr_read_wc_flags;
+	cqx->read_byte_len = sr_read_byte_len;
+	cqx->read_imm_data = sr_read_imm_data;
+	cqx->read_qp_num = sr_read_qp_num;
+	cqx->read_src_qp = sr_read_src_qp;
+	cqx->read_slid = sr_read_slid;
+	cqx->read_sl = sr_read_sl;
+	cqx->read_dlid_path_bits = sr_read_dlid_path_bits;
+	return cqx;
+}
+
 static int sr_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct sr_cq *cq = to_sr_cq(ibcq);
@@ -226,6 +390,34 @@ static struct sr_qp *to_sr_qp(struct ibv_qp *ibqp)
 	return container_of(ibqp, struct sr_qp, vqp.qp);
 }
 
+static struct sr_qp *qpx_to_sr_qp(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct sr_qp, vqp.qp_ex);
+}
+
+static struct softrdma_qp_rings *qpx_rings(struct ibv_qp_ex *qpx)
+{
+	return qpx_to_sr_qp(qpx)->rings;
+}
+
+/* Map the rings of a QP the kernel just made; destroys it on failure. */
+static struct ibv_qp *sr_qp_map(struct sr_qp *qp, int cmd_fd,
+				const struct softrdma_create_qp_resp *drv)
+{
+	int ret;
+
+	qp->rings = softrdma_qp_rings_open(cmd_fd, drv);
+	if (!qp->rings) {
+		ret = errno;
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	qp->state = IBV_QPS_RESET;
+	return &qp->vqp.qp;
+}
+
 static struct ibv_qp *sr_create_qp(struct ibv_pd *pd,
 				   struct ibv_qp_init_attr *attr)
 {
@@ -246,16 +438,7 @@ static struct ibv_qp *sr_create_qp(struct ibv_pd *pd,
 		errno = ret;
 		return NULL;
 	}
-	qp->rings = softrdma_qp_rings_open(pd->context->cmd_fd, &resp.drv);
-	if (!qp->rings) {
-		ret = errno;
-		ibv_cmd_destroy_qp(&qp->vqp.qp);
-		free(qp);
-		errno = ret;
-		return NULL;
-	}
-	qp->state = IBV_QPS_RESET;
-	return &qp->vqp.qp;
+	return sr_qp_map(qp, pd->context->cmd_fd, &resp.drv);
 }
 
 static int sr_destroy_qp(struct ibv_qp *ibqp)
@@ -413,25 +596,252 @@ static int sr_kick(struct ibv_qp *ibqp, bool send)
 	return 0;
 }
 
+/*
+ * Tell the kernel that the send queue holds new work, unless it polls the
+ * queue: then publishing was enough. The one kick site for the send queue.
+ */
+static int sr_sq_doorbell(struct sr_qp *qp)
+{
+	if (!softrdma_qp_sq_need_wakeup(qp->rings))
+		return 0;
+	return sr_kick(&qp->vqp.qp, true);
+}
+
+/* Sends may be posted in RTS, SQD, SQE and ERR only. */
+static bool sr_sq_postable(struct sr_qp *qp)
+{
+	int state = qp->state;
+
+	return state != IBV_QPS_RESET && state != IBV_QPS_INIT &&
+	       state != IBV_QPS_RTR;
+}
+
 static int sr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad_wr)
 {
 	struct sr_qp *qp = to_sr_qp(ibqp);
-	int state = qp->state;
 	int ret, kret;
 
-	/* Sends may be posted in RTS, SQD, SQE and ERR only. */
-	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT ||
-	    state == IBV_QPS_RTR) {
+	if (!sr_sq_postable(qp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
 	ret = softrdma_qp_post_send(qp->rings, wr, bad_wr);
 	if (ret && *bad_wr == wr)
 		return ret;
-	/* While the kernel polls the queue, publishing was enough. */
-	kret = softrdma_qp_sq_need_wakeup(qp->rings) ? sr_kick(ibqp, true) : 0;
+	kret = sr_sq_doorbell(qp);
 	return ret ? ret : kret;
+}
+
+/*
+ * The ibv_wr_* API: each builder hands the request's header to the core,
+ * which writes it into the next slot; the setters add its data.
+ */
+static void sr_wr_begin(struct ibv_qp_ex *qpx, uint32_t opcode,
+			uint32_t imm_data, uint32_t rkey, uint64_t remote_addr,
+			uint64_t compare_add, uint64_t swap)
+{
+	struct softrdma_wr_hdr h = {
+		.wr_id = qpx->wr_id,
+		.remote_addr = remote_addr,
+		.compare_add = compare_add,
+		.swap = swap,
+		.opcode = opcode,
+		.send_flags = qpx->wr_flags,
+		.imm_data = imm_data,
+		.rkey = rkey,
+	};
+
+	softrdma_qp_wr_begin(qpx_rings(qpx), &h);
+}
+
+static void sr_wr_send(struct ibv_qp_ex *qpx)
+{
+	sr_wr_begin(qpx, IBV_WR_SEND, 0, 0, 0, 0, 0);
+}
+
+static void sr_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
+{
+	sr_wr_begin(qpx, IBV_WR_SEND_WITH_IMM, imm_data, 0, 0, 0, 0);
+}
+
+static void sr_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	sr_wr_begin(qpx, IBV_WR_SEND_WITH_INV, invalidate_rkey, 0, 0, 0, 0);
+}
+
+static void sr_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			     uint64_t remote_addr)
+{
+	sr_wr_begin(qpx, IBV_WR_RDMA_WRITE, 0, rkey, remote_addr, 0, 0);
+}
+
+static void sr_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				 uint64_t remote_addr, __be32 imm_data)
+{
+	sr_wr_begin(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, imm_data, rkey,
+		    remote_addr, 0, 0);
+}
+
+static void sr_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
+			    uint64_t remote_addr)
+{
+	sr_wr_begin(qpx, IBV_WR_RDMA_READ, 0, rkey, remote_addr, 0, 0);
+}
+
+static void sr_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+				 uint64_t remote_addr, uint64_t compare,
+				 uint64_t swap)
+{
+	sr_wr_begin(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, 0, rkey, remote_addr,
+		    compare, swap);
+}
+
+static void sr_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t remote_addr, uint64_t add)
+{
+	sr_wr_begin(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, rkey, remote_addr,
+		    add, 0);
+}
+
+static void sr_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
+			  uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	softrdma_qp_wr_set_sge_list(qpx_rings(qpx), 1, &sge);
+}
+
+static void sr_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
+			       const struct ibv_sge *sg_list)
+{
+	softrdma_qp_wr_set_sge_list(qpx_rings(qpx), num_sge, sg_list);
+}
+
+static void sr_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
+				  size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	softrdma_qp_wr_set_inline_list(qpx_rings(qpx), 1, &buf);
+}
+
+static void sr_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
+				       const struct ibv_data_buf *buf_list)
+{
+	softrdma_qp_wr_set_inline_list(qpx_rings(qpx), num_buf, buf_list);
+}
+
+static void sr_wr_start(struct ibv_qp_ex *qpx)
+{
+	softrdma_qp_wr_start(qpx_rings(qpx));
+}
+
+static int sr_wr_complete(struct ibv_qp_ex *qpx)
+{
+	struct sr_qp *qp = qpx_to_sr_qp(qpx);
+	int ret;
+
+	if (!sr_sq_postable(qp)) {
+		softrdma_qp_wr_abort(qp->rings);
+		return EINVAL;
+	}
+	ret = softrdma_qp_wr_complete(qp->rings);
+	return ret ? ret : sr_sq_doorbell(qp);
+}
+
+static void sr_wr_abort(struct ibv_qp_ex *qpx)
+{
+	softrdma_qp_wr_abort(qpx_rings(qpx));
+}
+
+/* The builders we have, by QP type; the rest fail QP creation. */
+static uint64_t sr_send_ops(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+		       IBV_QP_EX_WITH_SEND_WITH_INV |
+		       IBV_QP_EX_WITH_RDMA_WRITE |
+		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		       IBV_QP_EX_WITH_RDMA_READ |
+		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	case IBV_QPT_UC:
+		return IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+		       IBV_QP_EX_WITH_SEND_WITH_INV |
+		       IBV_QP_EX_WITH_RDMA_WRITE |
+		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	default:
+		return 0; /* UD needs wr_set_ud_addr: not yet */
+	}
+}
+
+static void sr_set_send_ops(struct ibv_qp_ex *qpx, uint64_t ops)
+{
+	if (ops & IBV_QP_EX_WITH_SEND)
+		qpx->wr_send = sr_wr_send;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
+		qpx->wr_send_imm = sr_wr_send_imm;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		qpx->wr_send_inv = sr_wr_send_inv;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
+		qpx->wr_rdma_write = sr_wr_rdma_write;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		qpx->wr_rdma_write_imm = sr_wr_rdma_write_imm;
+	if (ops & IBV_QP_EX_WITH_RDMA_READ)
+		qpx->wr_rdma_read = sr_wr_rdma_read;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		qpx->wr_atomic_cmp_swp = sr_wr_atomic_cmp_swp;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		qpx->wr_atomic_fetch_add = sr_wr_atomic_fetch_add;
+	qpx->wr_set_sge = sr_wr_set_sge;
+	qpx->wr_set_sge_list = sr_wr_set_sge_list;
+	qpx->wr_set_inline_data = sr_wr_set_inline_data;
+	qpx->wr_set_inline_data_list = sr_wr_set_inline_data_list;
+	qpx->wr_start = sr_wr_start;
+	qpx->wr_complete = sr_wr_complete;
+	qpx->wr_abort = sr_wr_abort;
+}
+
+static struct ibv_qp *sr_create_qp_ex(struct ibv_context *context,
+				      struct ibv_qp_init_attr_ex *attr)
+{
+	struct usr_create_qp_resp resp = {};
+	struct ibv_create_qp cmd = {};
+	uint64_t ops = 0;
+	struct sr_qp *qp;
+	int ret;
+
+	if (attr->comp_mask & ~(uint64_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ops = attr->send_ops_flags;
+		if (ops & ~sr_send_ops(attr->qp_type)) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		sr_set_send_ops(&qp->vqp.qp_ex, ops);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
+	return sr_qp_map(qp, context->cmd_fd, &resp.drv);
 }
 
 static int sr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -473,10 +883,12 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.reg_mr = sr_reg_mr,
 	.dereg_mr = sr_dereg_mr,
 	.create_cq = sr_create_cq,
+	.create_cq_ex = sr_create_cq_ex,
 	.destroy_cq = sr_destroy_cq,
 	.poll_cq = sr_poll_cq,
 	.req_notify_cq = sr_req_notify_cq,
 	.create_qp = sr_create_qp,
+	.create_qp_ex = sr_create_qp_ex,
 	.destroy_qp = sr_destroy_qp,
 	.modify_qp = sr_modify_qp,
 	.query_qp = sr_query_qp,

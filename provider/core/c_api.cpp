@@ -52,6 +52,33 @@ extern "C" int softrdma_cq_ring_poll(struct softrdma_cq_ring *cq, int n, struct 
 	return cq->cq.poll({wc, static_cast<std::size_t>(n)});
 }
 
+// The lock taken here is released by softrdma_cq_ring_end_poll.
+extern "C" int softrdma_cq_ring_start_poll(struct softrdma_cq_ring *cq, const struct ibv_wc **wc)
+{
+	cq->lock.lock(); // NOLINT(cppcoreguidelines-*)
+	const int ret = cq->cq.start_poll();
+	if (ret) {
+		cq->lock.unlock();
+		return ret;
+	}
+	*wc = &cq->cq.current();
+	return 0;
+}
+
+extern "C" int softrdma_cq_ring_next_poll(struct softrdma_cq_ring *cq, const struct ibv_wc **wc)
+{
+	const int ret = cq->cq.next_poll();
+	if (!ret)
+		*wc = &cq->cq.current();
+	return ret;
+}
+
+extern "C" void softrdma_cq_ring_end_poll(struct softrdma_cq_ring *cq)
+{
+	cq->cq.end_poll();
+	cq->lock.unlock();
+}
+
 struct softrdma_qp_rings {
 	softrdma_qp_rings(softrdma::Mapping sqm, softrdma::Mapping rqm, softrdma::SendQueue s,
 			  softrdma::RecvQueue r) noexcept
@@ -122,6 +149,44 @@ extern "C" int softrdma_qp_post_recv(struct softrdma_qp_rings *rings, struct ibv
 		}
 	}
 	return 0;
+}
+
+// The lock taken here is released by softrdma_qp_wr_complete or _abort.
+extern "C" void softrdma_qp_wr_start(struct softrdma_qp_rings *rings)
+{
+	rings->sq_lock.lock(); // NOLINT(cppcoreguidelines-*)
+	rings->sq.start();
+}
+
+extern "C" void softrdma_qp_wr_begin(struct softrdma_qp_rings *rings,
+				     const struct softrdma_wr_hdr *wr)
+{
+	rings->sq.begin(*wr);
+}
+
+extern "C" void softrdma_qp_wr_set_sge_list(struct softrdma_qp_rings *rings, size_t n,
+					    const struct ibv_sge *sges)
+{
+	rings->sq.set_sges({sges, n});
+}
+
+extern "C" void softrdma_qp_wr_set_inline_list(struct softrdma_qp_rings *rings, size_t n,
+					       const struct ibv_data_buf *bufs)
+{
+	rings->sq.set_inline({bufs, n});
+}
+
+extern "C" int softrdma_qp_wr_complete(struct softrdma_qp_rings *rings)
+{
+	const int ret = rings->sq.complete();
+	rings->sq_lock.unlock();
+	return ret;
+}
+
+extern "C" void softrdma_qp_wr_abort(struct softrdma_qp_rings *rings)
+{
+	rings->sq.abort();
+	rings->sq_lock.unlock();
 }
 
 extern "C" bool softrdma_qp_sq_need_wakeup(struct softrdma_qp_rings *rings)

@@ -32,12 +32,93 @@ bool has_room(const RingView &ring) noexcept
 	return used < ring.num_slots();
 }
 
+// Ops whose data may be copied inline: those that send local data.
+bool inline_ok(std::uint32_t op) noexcept
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_SEND_WITH_INV:
+		return true;
+	default:
+		return false;
+	}
+}
+
+// Verbs carry buffer addresses as integers or pointers.
+const void *buf_addr(const ibv_sge &s) noexcept
+{
+	return reinterpret_cast<const void *>(s.addr); // NOLINT(performance-no-int-to-ptr)
+}
+std::uint64_t buf_len(const ibv_sge &s) noexcept
+{
+	return s.length;
+}
+const void *buf_addr(const ibv_data_buf &b) noexcept
+{
+	return b.addr;
+}
+std::uint64_t buf_len(const ibv_data_buf &b) noexcept
+{
+	return b.length;
+}
+
 } // namespace
 
 int SendQueue::post(const ibv_send_wr &wr) noexcept
 {
-	if (!known_opcode(wr.opcode))
-		return EINVAL;
+	softrdma_wr_hdr h{};
+	h.wr_id = wr.wr_id;
+	h.opcode = wr.opcode;
+	h.send_flags = wr.send_flags;
+	h.imm_data = wr.opcode == IBV_WR_SEND_WITH_INV ? wr.invalidate_rkey : wr.imm_data;
+	if (wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		h.remote_addr = wr.wr.atomic.remote_addr;
+		h.rkey = wr.wr.atomic.rkey;
+		h.compare_add = wr.wr.atomic.compare_add;
+		h.swap = wr.wr.atomic.swap;
+	} else {
+		h.remote_addr = wr.wr.rdma.remote_addr;
+		h.rkey = wr.wr.rdma.rkey;
+	}
+	start();
+	begin(h);
+	if (wr.num_sge < 0) {
+		fail(EINVAL);
+	} else {
+		const std::span<const ibv_sge> sges(wr.sg_list, static_cast<std::size_t>(wr.num_sge));
+		// IBV_SEND_INLINE means nothing to ops without data of their own.
+		if ((wr.send_flags & IBV_SEND_INLINE) && inline_ok(wr.opcode))
+			set_inline(sges);
+		else
+			set_sges(sges);
+	}
+	return complete();
+}
+
+void SendQueue::start() noexcept
+{
+	next_ = ring_.load_producer();
+	err_ = 0;
+	cur_ = {};
+}
+
+void SendQueue::begin(const softrdma_wr_hdr &wr) noexcept
+{
+	cur_ = {};
+	if (err_)
+		return;
+	if (!known_opcode(static_cast<ibv_wr_opcode>(wr.opcode))) {
+		fail(EINVAL);
+		return;
+	}
+	// Corrupt indices count as full.
+	if (next_ - ring_.load_consumer() >= ring_.num_slots()) {
+		fail(ENOMEM);
+		return;
+	}
 	softrdma_send_wqe hdr{};
 	hdr.wr_id = wr.wr_id;
 	hdr.opcode = wr.opcode;
@@ -47,59 +128,96 @@ int SendQueue::post(const ibv_send_wr &wr) noexcept
 		hdr.flags |= SOFTRDMA_WQE_SOLICITED;
 	if (wr.send_flags & IBV_SEND_FENCE)
 		hdr.flags |= SOFTRDMA_WQE_FENCE;
-	hdr.imm_data = wr.opcode == IBV_WR_SEND_WITH_INV ? wr.invalidate_rkey : wr.imm_data;
-	if (wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-		hdr.remote_addr = wr.wr.atomic.remote_addr;
-		hdr.rkey = wr.wr.atomic.rkey;
-		hdr.compare_add = wr.wr.atomic.compare_add;
-		hdr.swap = wr.wr.atomic.swap;
-	} else {
-		hdr.remote_addr = wr.wr.rdma.remote_addr;
-		hdr.rkey = wr.wr.rdma.rkey;
-	}
-	if (wr.num_sge < 0)
-		return EINVAL;
-	const auto nsge = static_cast<std::uint32_t>(wr.num_sge);
-	std::span<const ibv_sge> sges(wr.sg_list, nsge);
+	hdr.imm_data = wr.imm_data;
+	hdr.rkey = wr.rkey;
+	hdr.remote_addr = wr.remote_addr;
+	hdr.compare_add = wr.compare_add;
+	hdr.swap = wr.swap;
+	cur_ = ring_.slot(next_++);
+	cur_opcode_ = wr.opcode;
+	std::memcpy(cur_.data(), &hdr, sizeof(hdr));
+}
 
-	const bool inl = (wr.send_flags & IBV_SEND_INLINE) && wr.opcode != IBV_WR_RDMA_READ;
-	std::uint64_t inline_len = 0;
-	if (inl) {
-		for (const auto &s : sges)
-			inline_len += s.length;
-		if (inline_len > max_inline_)
-			return EINVAL;
-		hdr.flags |= SOFTRDMA_WQE_INLINE;
-		hdr.inline_len = static_cast<std::uint32_t>(inline_len);
-	} else {
-		if (nsge > max_sge_)
-			return EINVAL;
-		hdr.num_sge = nsge;
+void SendQueue::set_sges(std::span<const ibv_sge> sges) noexcept
+{
+	if (err_)
+		return;
+	if (cur_.empty() || sges.size() > max_sge_) {
+		fail(EINVAL);
+		return;
 	}
-	if (!has_room(ring_))
-		return ENOMEM;
+	auto body = cur_.subspan(sizeof(softrdma_send_wqe));
+	for (std::size_t i = 0; i < sges.size(); ++i) {
+		const softrdma_sge e{sges[i].addr, sges[i].length, sges[i].lkey};
+		std::memcpy(body.subspan(i * sizeof(e), sizeof(e)).data(), &e, sizeof(e));
+	}
+	softrdma_send_wqe hdr{};
+	std::memcpy(&hdr, cur_.data(), sizeof(hdr));
+	hdr.flags &= ~static_cast<std::uint32_t>(SOFTRDMA_WQE_INLINE);
+	hdr.num_sge = static_cast<std::uint32_t>(sges.size());
+	hdr.inline_len = 0;
+	std::memcpy(cur_.data(), &hdr, sizeof(hdr));
+}
 
-	const std::uint32_t prod = ring_.load_producer();
-	auto slot = ring_.slot(prod);
-	std::memcpy(slot.data(), &hdr, sizeof(hdr));
-	auto body = slot.subspan(sizeof(hdr));
-	if (inl) {
-		std::size_t off = 0;
-		for (const auto &s : sges) {
-			// Verbs carry buffer addresses as integers.
-			const auto *src = reinterpret_cast<const void *>( // NOLINT(performance-no-int-to-ptr)
-				s.addr);
-			std::memcpy(body.subspan(off, s.length).data(), src, s.length);
-			off += s.length;
-		}
-	} else {
-		for (std::uint32_t i = 0; i < nsge; ++i) {
-			const softrdma_sge e{sges[i].addr, sges[i].length, sges[i].lkey};
-			std::memcpy(body.subspan(i * sizeof(e), sizeof(e)).data(), &e, sizeof(e));
-		}
+template <typename Buf>
+void SendQueue::put_inline(std::span<const Buf> bufs) noexcept
+{
+	if (err_)
+		return;
+	if (cur_.empty() || !inline_ok(cur_opcode_)) {
+		fail(EINVAL);
+		return;
 	}
-	ring_.store_producer(prod + 1);
-	return 0;
+	std::uint64_t total = 0;
+	for (const auto &b : bufs)
+		total += buf_len(b);
+	if (total > max_inline_) {
+		fail(EINVAL);
+		return;
+	}
+	auto body = cur_.subspan(sizeof(softrdma_send_wqe));
+	std::size_t off = 0;
+	for (const auto &b : bufs) {
+		const auto len = static_cast<std::size_t>(buf_len(b));
+		if (len)
+			std::memcpy(body.subspan(off, len).data(), buf_addr(b), len);
+		off += len;
+	}
+	softrdma_send_wqe hdr{};
+	std::memcpy(&hdr, cur_.data(), sizeof(hdr));
+	hdr.flags |= SOFTRDMA_WQE_INLINE;
+	hdr.num_sge = 0;
+	hdr.inline_len = static_cast<std::uint32_t>(total);
+	std::memcpy(cur_.data(), &hdr, sizeof(hdr));
+}
+
+void SendQueue::set_inline(std::span<const ibv_sge> bufs) noexcept
+{
+	put_inline(bufs);
+}
+
+void SendQueue::set_inline(std::span<const ibv_data_buf> bufs) noexcept
+{
+	put_inline(bufs);
+}
+
+int SendQueue::complete() noexcept
+{
+	const int err = err_;
+	if (err)
+		next_ = ring_.load_producer();
+	else
+		ring_.store_producer(next_);
+	err_ = 0;
+	cur_ = {};
+	return err;
+}
+
+void SendQueue::abort() noexcept
+{
+	next_ = ring_.load_producer();
+	err_ = 0;
+	cur_ = {};
 }
 
 int RecvQueue::post(const ibv_recv_wr &wr) noexcept

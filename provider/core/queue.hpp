@@ -4,18 +4,29 @@
 
 #include <cstdint>
 #include <mutex>
+#include <span>
 
 #include <infiniband/verbs.h>
 
 #include "ring.hpp"
+#include "softrdma_core.h"
 
 namespace softrdma {
 
 // Writes send work requests into a send queue ring.
+//
+// Every request, whatever API it comes from, is built the same way: begin()
+// writes the WQE header into the next free slot, a data setter fills its
+// body, and complete() publishes all requests built since start() with one
+// release store of the producer index. Until then the kernel sees none of
+// them; abort() drops them. The first error (queue full, a request that
+// does not fit) sticks: later calls do nothing and complete() returns it,
+// publishing nothing.
 class SendQueue {
 public:
 	SendQueue(RingView ring, std::uint32_t max_sge, std::uint32_t max_inline) noexcept
-		: ring_(ring), max_sge_(max_sge), max_inline_(max_inline)
+		: ring_(ring), max_sge_(max_sge), max_inline_(max_inline),
+		  next_(ring.load_producer())
 	{
 	}
 
@@ -23,15 +34,46 @@ public:
 	// queue is full, or EINVAL if the request does not fit the queue.
 	int post(const ibv_send_wr &wr) noexcept;
 
+	// Opens a batch.
+	void start() noexcept;
+	// Starts a request in the next slot: ENOMEM if none is free, EINVAL for
+	// an unknown opcode. Only SIGNALED, SOLICITED and FENCE of
+	// wr.send_flags count here; data comes from the setters.
+	void begin(const softrdma_wr_hdr &wr) noexcept;
+	// The data of the request begun last: gather list (EINVAL if longer
+	// than the queue takes) or inline copy (EINVAL if longer than
+	// max_inline, or for an opcode that carries no data of its own).
+	void set_sges(std::span<const ibv_sge> sges) noexcept;
+	void set_inline(std::span<const ibv_sge> bufs) noexcept;
+	void set_inline(std::span<const ibv_data_buf> bufs) noexcept;
+	// Publishes the batch, or returns the first error and drops it.
+	int complete() noexcept;
+	// Drops the batch.
+	void abort() noexcept;
+
 	[[nodiscard]] bool need_wakeup() const noexcept
 	{
 		return ring_.load_flags() & SOFTRDMA_RING_NEED_WAKEUP;
 	}
 
 private:
+	template <typename Buf>
+	void put_inline(std::span<const Buf> bufs) noexcept;
+	void fail(int err) noexcept
+	{
+		if (!err_)
+			err_ = err;
+	}
+
 	RingView ring_;
 	std::uint32_t max_sge_;
 	std::uint32_t max_inline_;
+	// The batch: the index of the next slot to fill, the first error, and
+	// the slot of the request begun last (empty before any).
+	std::uint32_t next_;
+	int err_ = 0;
+	std::span<std::byte> cur_;
+	std::uint32_t cur_opcode_ = 0;
 };
 
 // Writes receive work requests into a receive queue ring.

@@ -71,4 +71,33 @@ int CqRing::poll(std::span<ibv_wc> out) noexcept
 	return static_cast<int>(n);
 }
 
+int CqRing::load(std::uint32_t idx) noexcept
+{
+	const std::uint32_t prod = ring_.load_producer();
+	if (idx == prod)
+		return ENOENT;
+	if (prod - idx > ring_.num_slots())
+		return EIO;
+	softrdma_cqe cqe{};
+	std::memcpy(&cqe, ring_.slot(idx).data(), sizeof(cqe));
+	cqe_to_wc(cqe, cur_);
+	idx_ = idx;
+	return 0;
+}
+
+int CqRing::start_poll() noexcept
+{
+	return load(ring_.load_consumer());
+}
+
+int CqRing::next_poll() noexcept
+{
+	return load(idx_ + 1);
+}
+
+void CqRing::end_poll() noexcept
+{
+	ring_.store_consumer(idx_ + 1);
+}
+
 } // namespace softrdma

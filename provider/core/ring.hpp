@@ -90,8 +90,22 @@ public:
 		return ring_.load_producer() == ring_.load_consumer();
 	}
 
+	// The extended poll (ibv_cq_ex): start_poll() makes the oldest
+	// completion current(), next_poll() the one after it; 0, ENOENT if
+	// there is none, or EIO if the producer index cannot be right.
+	// end_poll() hands the completions up to current() back to the kernel;
+	// it is due after start_poll() returned 0, not otherwise.
+	int start_poll() noexcept;
+	int next_poll() noexcept;
+	void end_poll() noexcept;
+	[[nodiscard]] const ibv_wc &current() const noexcept { return cur_; }
+
 private:
+	int load(std::uint32_t idx) noexcept;
+
 	RingView ring_;
+	std::uint32_t idx_ = 0; // the index of current()
+	ibv_wc cur_{};
 };
 
 } // namespace softrdma

@@ -8,6 +8,7 @@
 #define SOFTRDMA_CORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
@@ -27,6 +28,19 @@ void softrdma_cq_ring_close(struct softrdma_cq_ring *cq);
 /* Up to n completions into wc; their count, or a negative errno. */
 int softrdma_cq_ring_poll(struct softrdma_cq_ring *cq, int n,
 			  struct ibv_wc *wc);
+
+/*
+ * The extended poll (ibv_cq_ex). start_poll takes the CQ's lock and, if a
+ * completion waits (0), points *wc at it; otherwise it releases the lock
+ * and returns ENOENT (empty) or EIO. next_poll moves *wc on (0) or returns
+ * ENOENT / EIO; end_poll, due after a start_poll that returned 0, consumes
+ * the completions seen and releases the lock.
+ */
+int softrdma_cq_ring_start_poll(struct softrdma_cq_ring *cq,
+				const struct ibv_wc **wc);
+int softrdma_cq_ring_next_poll(struct softrdma_cq_ring *cq,
+			       const struct ibv_wc **wc);
+void softrdma_cq_ring_end_poll(struct softrdma_cq_ring *cq);
 
 struct softrdma_qp_rings;
 
@@ -58,6 +72,35 @@ void softrdma_srq_ring_close(struct softrdma_srq_ring *srq);
 /* As softrdma_qp_post_recv, into the SRQ's ring. */
 int softrdma_srq_post_recv(struct softrdma_srq_ring *srq,
 			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
+/* The fields of one send work request besides its data. */
+struct softrdma_wr_hdr {
+	uint64_t wr_id;
+	uint64_t remote_addr;
+	uint64_t compare_add;
+	uint64_t swap;
+	uint32_t opcode;	/* enum ibv_wr_opcode */
+	uint32_t send_flags;	/* enum ibv_send_flags */
+	uint32_t imm_data;	/* immediate (big endian) or rkey to invalidate */
+	uint32_t rkey;
+};
+
+/*
+ * The ibv_wr_* API: wr_start takes the send queue's lock and opens a batch;
+ * wr_begin starts a request, the setters give it data; wr_complete
+ * publishes the batch (0) or drops it and returns the first error
+ * (ENOMEM: queue full; EINVAL: a request that does not fit), wr_abort drops
+ * it; both release the lock.
+ */
+void softrdma_qp_wr_start(struct softrdma_qp_rings *rings);
+void softrdma_qp_wr_begin(struct softrdma_qp_rings *rings,
+			  const struct softrdma_wr_hdr *wr);
+void softrdma_qp_wr_set_sge_list(struct softrdma_qp_rings *rings, size_t n,
+				 const struct ibv_sge *sges);
+void softrdma_qp_wr_set_inline_list(struct softrdma_qp_rings *rings, size_t n,
+				    const struct ibv_data_buf *bufs);
+int softrdma_qp_wr_complete(struct softrdma_qp_rings *rings);
+void softrdma_qp_wr_abort(struct softrdma_qp_rings *rings);
 
 #ifdef __cplusplus
 }

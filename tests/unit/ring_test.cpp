@@ -124,3 +124,76 @@ TEST(CqeToWc, MapsFlagsAndImmediate)
 	EXPECT_EQ(wc.wc_flags, 0U);
 	EXPECT_EQ(wc.status, IBV_WC_REM_ACCESS_ERR);
 }
+
+TEST(CqRingEx, EmptyStartIsEnoent)
+{
+	FakeCqRing r(4);
+	softrdma::CqRing cq(*softrdma::RingView::make(r.bytes(), 4, SOFTRDMA_CQE_SIZE));
+	EXPECT_EQ(cq.start_poll(), ENOENT);
+	EXPECT_EQ(r.hdr().consumer, 0U);
+}
+
+TEST(CqRingEx, WalksAndConsumesAtEnd)
+{
+	FakeCqRing r(4);
+	r.hdr().producer = r.hdr().consumer = 0xffffffff; // across the wrap
+	softrdma::CqRing cq(*softrdma::RingView::make(r.bytes(), 4, SOFTRDMA_CQE_SIZE));
+	softrdma_cqe c = make_cqe(1);
+	c.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+	c.flags = SOFTRDMA_CQE_WITH_IMM;
+	c.imm_data = 0x01020304;
+	c.src_qp = 33;
+	c.slid = 5;
+	c.sl = 2;
+	c.dlid_path_bits = 1;
+	c.vendor_err = 0x44;
+	r.produce(c);
+	r.produce(make_cqe(2));
+	r.produce(make_cqe(3));
+
+	ASSERT_EQ(cq.start_poll(), 0);
+	const ibv_wc &wc = cq.current();
+	EXPECT_EQ(wc.wr_id, 1U);
+	EXPECT_EQ(wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+	EXPECT_EQ(wc.wc_flags, unsigned{IBV_WC_WITH_IMM});
+	EXPECT_EQ(wc.imm_data, 0x01020304U);
+	EXPECT_EQ(wc.byte_len, 3U);
+	EXPECT_EQ(wc.qp_num, 17U);
+	EXPECT_EQ(wc.src_qp, 33U);
+	EXPECT_EQ(wc.slid, 5U);
+	EXPECT_EQ(wc.sl, 2U);
+	EXPECT_EQ(wc.dlid_path_bits, 1U);
+	EXPECT_EQ(wc.vendor_err, 0x44U);
+	ASSERT_EQ(cq.next_poll(), 0);
+	EXPECT_EQ(cq.current().wr_id, 2U);
+	EXPECT_EQ(cq.current().wc_flags, 0U);
+	EXPECT_EQ(r.hdr().consumer, 0xffffffffU); // nothing handed back yet
+	cq.end_poll();
+	EXPECT_EQ(r.hdr().consumer, 1U);
+
+	ASSERT_EQ(cq.start_poll(), 0);
+	EXPECT_EQ(cq.current().wr_id, 3U);
+	EXPECT_EQ(cq.next_poll(), ENOENT);
+	EXPECT_EQ(cq.current().wr_id, 3U);
+	cq.end_poll();
+	EXPECT_EQ(r.hdr().consumer, 2U);
+	EXPECT_EQ(cq.start_poll(), ENOENT);
+
+	// A completion arriving during a poll is found by next_poll.
+	r.produce(make_cqe(4));
+	ASSERT_EQ(cq.start_poll(), 0);
+	r.produce(make_cqe(5));
+	ASSERT_EQ(cq.next_poll(), 0);
+	EXPECT_EQ(cq.current().wr_id, 5U);
+	cq.end_poll();
+	EXPECT_EQ(r.hdr().consumer, 4U);
+}
+
+TEST(CqRingEx, CorruptProducerIsEio)
+{
+	FakeCqRing r(4);
+	r.hdr().producer = 5;
+	softrdma::CqRing cq(*softrdma::RingView::make(r.bytes(), 4, SOFTRDMA_CQE_SIZE));
+	EXPECT_EQ(cq.start_poll(), EIO);
+	EXPECT_EQ(r.hdr().consumer, 0U);
+}

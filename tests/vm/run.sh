@@ -224,6 +224,10 @@ test_interop_rxe_pingpong() {
 
 PERF=$REPO/tests/vm/perftest.sh
 
+# perftest 25.01 takes the ibv_wr_* path only on devices of its own list
+# (ConnectX, BlueField, EFA, HNS, by vendor and part id) and forces
+# --use_old_post_send on any other, rxe and softrdma included: its banner
+# says "ibv_wr* API : OFF" either way. rc_wr_api covers ibv_wr_*.
 test_perftest_roce() {
 	rdma link add sr0 type softroce netdev veth0
 	ip netns exec b rdma link add sr1 type softroce netdev veth1
@@ -316,6 +320,21 @@ test_rc_transfers() {
 	rdma link add sr0 type softroce netdev veth0
 	ip netns exec b rdma link add sr1 type softroce netdev veth1
 	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+}
+
+# The same transfers posted through ibv_wr_* (ibv_qp_ex), and polled
+# through ibv_cq_ex.
+test_rc_wr_api() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --wr
+}
+
+test_rc_cq_ex() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --cq-ex
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --wr --cq-ex
 }
 
 # counter DEV NAME: a hw counter of DEV's port 1 (rdma statistic).
@@ -672,7 +691,7 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
-rc_transfers counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
+rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
 rc_atomics interop_rxe_atomics perftest_atomic rc_srq srq_pingpong \
 perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \

@@ -20,6 +20,13 @@
 //                  QP's rnr_retry is 7, infinite, so it must succeed)
 //   --no-err       skip the remote access error check (a lost NAK turns it
 //                  into a retry-exceeded error, rightly)
+//
+// API options (combine with each other and with the above):
+//   --wr           post every send through the ibv_wr_* API (ibv_qp_ex),
+//                  one request per wr_start..wr_complete batch (bursts
+//                  too), and add its own checks (SGE and inline lists,
+//                  batches, abort, errors)
+//   --cq-ex        poll extended CQs (ibv_cq_ex) instead of ibv_poll_cq
 #include <infiniband/verbs.h>
 
 #include <arpa/inet.h>
@@ -30,6 +37,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,6 +45,7 @@
 #include "check.hpp"
 
 using vmtest::check;
+using vmtest::check_errno;
 
 namespace {
 
@@ -54,6 +63,8 @@ struct Options {
 	int wait_s = 20;
 	int rnr_ms = 0;
 	bool err_check = true;
+	bool wr = false;	// post sends with ibv_wr_*
+	bool cq_ex = false;	// poll with ibv_start_poll & co
 };
 
 Options opt;
@@ -76,6 +87,14 @@ bool parse_options(int argc, char **argv)
 		const std::string o = argv[i];
 		if (o == "--no-err") {
 			opt.err_check = false;
+			continue;
+		}
+		if (o == "--wr") {
+			opt.wr = true;
+			continue;
+		}
+		if (o == "--cq-ex") {
+			opt.cq_ex = true;
 			continue;
 		}
 		if (i + 1 >= argc)
@@ -124,11 +143,22 @@ bool parse_options(int argc, char **argv)
 	       (opt.burst_size + 64) * static_cast<std::size_t>(opt.burst) <= kBuf / 2;
 }
 
+constexpr std::uint64_t kSendOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+				   IBV_QP_EX_WITH_RDMA_WRITE |
+				   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ;
+constexpr std::uint64_t kWcFlags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+				   IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
+				   IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
+				   IBV_WC_EX_WITH_DLID_PATH_BITS;
+
 struct Side {
 	ibv_context *ctx = nullptr;
 	ibv_pd *pd = nullptr;
 	ibv_cq *cq = nullptr;
+	ibv_cq_ex *cqx = nullptr; // with --cq-ex: cq is its ibv_cq
 	ibv_qp *qp = nullptr;
+	ibv_qp_ex *qpx = nullptr; // with --wr
+	ibv_qp_cap cap{};
 	ibv_mr *mr = nullptr;
 	std::vector<std::uint8_t> buf = std::vector<std::uint8_t>(kBuf);
 	int gid_index = -1;
@@ -142,10 +172,18 @@ bool setup(Side &s, const char *dev, const char *gid)
 		return false;
 	s.gid_index = vmtest::gid_index(s.ctx, gid, s.gid);
 	s.pd = ibv_alloc_pd(s.ctx);
-	s.cq = ibv_create_cq(s.ctx, 512, nullptr, nullptr, 0);
+	if (opt.cq_ex) {
+		ibv_cq_init_attr_ex ca{};
+		ca.cqe = 512;
+		ca.wc_flags = kWcFlags;
+		s.cqx = ibv_create_cq_ex(s.ctx, &ca);
+		s.cq = s.cqx ? ibv_cq_ex_to_cq(s.cqx) : nullptr;
+	} else {
+		s.cq = ibv_create_cq(s.ctx, 512, nullptr, nullptr, 0);
+	}
 	s.mr = ibv_reg_mr(s.pd, s.buf.data(), kBuf,
 			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-	ibv_qp_init_attr ia{};
+	ibv_qp_init_attr_ex ia{};
 	ia.send_cq = s.cq;
 	ia.recv_cq = s.cq;
 	ia.qp_type = IBV_QPT_RC;
@@ -154,8 +192,76 @@ bool setup(Side &s, const char *dev, const char *gid)
 	ia.cap.max_send_sge = 4;
 	ia.cap.max_recv_sge = 4;
 	ia.cap.max_inline_data = 128;
-	s.qp = s.pd ? ibv_create_qp(s.pd, &ia) : nullptr;
-	return s.gid_index >= 0 && s.pd && s.cq && s.mr && s.qp;
+	ia.pd = s.pd;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
+	if (opt.wr) {
+		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ia.send_ops_flags = kSendOps;
+	}
+	s.qp = s.pd && s.cq ? ibv_create_qp_ex(s.ctx, &ia) : nullptr;
+	if (s.qp && opt.wr)
+		s.qpx = ibv_qp_to_qp_ex(s.qp);
+	s.cap = ia.cap;
+	return s.gid_index >= 0 && s.pd && s.cq && s.mr && s.qp && (!opt.wr || s.qpx);
+}
+
+// What the provider cannot do fails creation with EOPNOTSUPP.
+void check_refusals(Side &s)
+{
+	ibv_cq_init_attr_ex ca{};
+	ca.cqe = 16;
+	ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	errno = 0;
+	ibv_cq_ex *cq = ibv_create_cq_ex(s.ctx, &ca);
+	check(!cq && errno == EOPNOTSUPP, "a CQ with completion timestamps is refused (EOPNOTSUPP)");
+	if (cq)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
+
+	ibv_qp_init_attr_ex ia{};
+	ia.send_cq = s.cq;
+	ia.recv_cq = s.cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.pd = s.pd;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	for (const std::uint64_t op : {std::uint64_t{IBV_QP_EX_WITH_BIND_MW},
+				       std::uint64_t{IBV_QP_EX_WITH_LOCAL_INV},
+				       std::uint64_t{IBV_QP_EX_WITH_TSO}}) {
+		ia.send_ops_flags = IBV_QP_EX_WITH_SEND | op;
+		errno = 0;
+		ibv_qp *qp = ibv_create_qp_ex(s.ctx, &ia);
+		check(!qp && errno == EOPNOTSUPP,
+		      "a QP with send op " + std::to_string(op) + " is refused (EOPNOTSUPP)");
+		if (qp)
+			ibv_destroy_qp(qp);
+	}
+	// A QP in RESET takes no sends, through ibv_wr_* either.
+	ia.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	ibv_qp *reset = ibv_create_qp_ex(s.ctx, &ia);
+	ibv_qp_ex *rx = reset ? ibv_qp_to_qp_ex(reset) : nullptr;
+	check(rx != nullptr, "a QP with send ops SEND has an ibv_qp_ex");
+	if (rx) {
+		ibv_wr_start(rx);
+		rx->wr_id = 1;
+		rx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(rx);
+		ibv_wr_set_sge(rx, s.mr->lkey, reinterpret_cast<std::uintptr_t>(s.buf.data()), 8);
+		check_errno(ibv_wr_complete(rx), EINVAL, "ibv_wr_complete on a QP in RESET fails");
+		ibv_wr_start(rx); // the failure released the QP's lock
+		ibv_wr_abort(rx);
+	}
+	if (reset)
+		ibv_destroy_qp(reset);
+	ia.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ia.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	errno = 0;
+	ibv_qp *qp = ibv_create_qp_ex(s.ctx, &ia);
+	check(!qp && errno == EOPNOTSUPP, "a QP with create flags is refused (EOPNOTSUPP)");
+	if (qp)
+		ibv_destroy_qp(qp);
 }
 
 bool connect(Side &s, const Side &peer, std::uint32_t my_psn, std::uint32_t peer_psn)
@@ -195,21 +301,68 @@ bool connect(Side &s, const Side &peer, std::uint32_t my_psn, std::uint32_t peer
 				     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) == 0;
 }
 
-// Wait for one completion on cq (the transfer runs in the kernel).
-bool wait_wc(ibv_cq *cq, ibv_wc &wc)
+// The completion an extended poll is at, as an ibv_wc.
+void read_wc(ibv_cq_ex *cq, ibv_wc &wc)
+{
+	wc = {};
+	wc.wr_id = cq->wr_id;
+	wc.status = cq->status;
+	wc.opcode = ibv_wc_read_opcode(cq);
+	wc.vendor_err = ibv_wc_read_vendor_err(cq);
+	wc.byte_len = ibv_wc_read_byte_len(cq);
+	wc.wc_flags = ibv_wc_read_wc_flags(cq);
+	if (wc.wc_flags & IBV_WC_WITH_IMM)
+		wc.imm_data = ibv_wc_read_imm_data(cq);
+	wc.qp_num = ibv_wc_read_qp_num(cq);
+	wc.src_qp = ibv_wc_read_src_qp(cq);
+	wc.slid = static_cast<std::uint16_t>(ibv_wc_read_slid(cq));
+	wc.sl = ibv_wc_read_sl(cq);
+	wc.dlid_path_bits = ibv_wc_read_dlid_path_bits(cq);
+}
+
+// Wait for wcs.size() completions on s's CQ (the transfers run in the
+// kernel); with --cq-ex each extended poll takes all that are there. The
+// ones that do not come read as IBV_WC_GENERAL_ERR.
+bool wait_wcs(Side &s, std::span<ibv_wc> wcs)
 {
 	const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(opt.wait_s);
-	wc = {};
-	wc.status = IBV_WC_GENERAL_ERR;
-	for (long i = 0;; ++i) {
-		const int n = ibv_poll_cq(cq, 1, &wc);
-		if (n)
-			return n == 1;
-		if ((i & 1023) == 0 && std::chrono::steady_clock::now() > end) {
-			std::printf("# no completion within %d s\n", opt.wait_s);
+	for (ibv_wc &wc : wcs) {
+		wc = {};
+		wc.status = IBV_WC_GENERAL_ERR;
+	}
+	std::size_t got = 0;
+	for (long i = 0; got < wcs.size(); ++i) {
+		if ((i & 1023) == 0 && i && std::chrono::steady_clock::now() > end) {
+			std::printf("# %zu of %zu completions within %d s\n", got, wcs.size(),
+				    opt.wait_s);
 			return false;
 		}
+		if (!opt.cq_ex) {
+			const int n = ibv_poll_cq(s.cq, 1, &wcs[got]);
+			if (n < 0)
+				return false;
+			got += static_cast<std::size_t>(n);
+			continue;
+		}
+		ibv_poll_cq_attr attr{};
+		int ret = ibv_start_poll(s.cqx, &attr);
+		if (ret == ENOENT)
+			continue;
+		if (ret)
+			return false;
+		read_wc(s.cqx, wcs[got++]);
+		while (got < wcs.size() && (ret = ibv_next_poll(s.cqx)) == 0)
+			read_wc(s.cqx, wcs[got++]);
+		ibv_end_poll(s.cqx);
+		if (ret && ret != ENOENT)
+			return false;
 	}
+	return true;
+}
+
+bool wait_wc(Side &s, ibv_wc &wc)
+{
+	return wait_wcs(s, {&wc, 1});
 }
 
 void fill(std::vector<std::uint8_t> &b, std::size_t off, std::size_t len, std::uint8_t seed)
@@ -245,7 +398,209 @@ bool post_send(Side &s, ibv_wr_opcode op, std::uint64_t id, std::size_t off, std
 	wr.imm_data = htonl(0xc0ffee00U + static_cast<std::uint32_t>(len & 0xff));
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	return ibv_post_send(s.qp, &wr, &bad) == 0;
+	if (!opt.wr)
+		return ibv_post_send(s.qp, &wr, &bad) == 0;
+
+	ibv_qp_ex *q = s.qpx;
+	ibv_wr_start(q);
+	q->wr_id = id;
+	q->wr_flags = IBV_SEND_SIGNALED;
+	switch (op) {
+	case IBV_WR_SEND:
+		ibv_wr_send(q);
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		ibv_wr_send_imm(q, wr.imm_data);
+		break;
+	case IBV_WR_RDMA_WRITE:
+		ibv_wr_rdma_write(q, rkey, raddr);
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		ibv_wr_rdma_write_imm(q, rkey, raddr, wr.imm_data);
+		break;
+	case IBV_WR_RDMA_READ:
+		ibv_wr_rdma_read(q, rkey, raddr);
+		break;
+	default:
+		ibv_wr_abort(q);
+		return false;
+	}
+	if (flags & IBV_SEND_INLINE)
+		ibv_wr_set_inline_data(q, s.buf.data() + off, len);
+	else
+		ibv_wr_set_sge(q, s.mr->lkey, sge.addr, sge.length);
+	return ibv_wr_complete(q) == 0;
+}
+
+
+// The ibv_wr_* checks of their own: lists, batches, abort, errors.
+void wr_checks(Side &a, Side &b)
+{
+	const std::size_t half = kBuf / 2;
+	const auto at = [](Side &s, std::size_t off) {
+		return reinterpret_cast<std::uintptr_t>(s.buf.data() + off);
+	};
+	ibv_qp_ex *q = a.qpx;
+
+	// A SEND gathered from three SGEs; B receives their concatenation.
+	{
+		fill(a.buf, 0, 8192, 31);
+		std::memset(b.buf.data() + half, 0, 8192);
+		check(post_recv(b, 801, half, 8192), "post_recv for the SGE-list SEND");
+		const std::array<ibv_sge, 3> sg{{{at(a, 5000), 700, a.mr->lkey},
+						 {at(a, 100), 1, a.mr->lkey},
+						 {at(a, 2000), 2500, a.mr->lkey}}};
+		ibv_wr_start(q);
+		q->wr_id = 802;
+		q->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(q);
+		ibv_wr_set_sge_list(q, sg.size(), sg.data());
+		check(ibv_wr_complete(q) == 0, "SEND of an SGE list posted");
+		ibv_wc wc{};
+		check(wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 802 &&
+			      wc.opcode == IBV_WC_SEND,
+		      "SGE-list SEND completes");
+		check(wait_wc(b, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 801 &&
+			      wc.byte_len == 3201,
+		      "SGE-list SEND received, 3201 B");
+		check(std::memcmp(b.buf.data() + half, a.buf.data() + 5000, 700) == 0 &&
+			      b.buf[half + 700] == a.buf[100] &&
+			      std::memcmp(b.buf.data() + half + 701, a.buf.data() + 2000, 2500) == 0 &&
+			      b.buf[half + 3201] == 0,
+		      "SGE-list SEND bytes arrived in order");
+	}
+
+	// An inline SEND_IMM from a list of buffers, one of them empty.
+	{
+		fill(a.buf, 0, 200, 41);
+		std::memset(b.buf.data() + half, 0, 256);
+		check(post_recv(b, 811, half, 256), "post_recv for the inline-list SEND");
+		const std::array<ibv_data_buf, 3> bufs{{{a.buf.data() + 150, 50},
+							{a.buf.data(), 0},
+							{a.buf.data() + 10, 70}}};
+		ibv_wr_start(q);
+		q->wr_id = 812;
+		q->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send_imm(q, htonl(0x1badcafe));
+		ibv_wr_set_inline_data_list(q, bufs.size(), bufs.data());
+		check(ibv_wr_complete(q) == 0, "inline-list SEND_IMM posted");
+		// The inline data was copied: changing the source now changes nothing.
+		std::memset(a.buf.data(), 0xee, 200);
+		fill(a.buf, 1000, 200, 41);
+		ibv_wc wc{};
+		check(wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 812,
+		      "inline-list SEND_IMM completes");
+		check(wait_wc(b, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 811 &&
+			      wc.byte_len == 120 && (wc.wc_flags & IBV_WC_WITH_IMM) &&
+			      wc.imm_data == htonl(0x1badcafe),
+		      "inline-list SEND_IMM received with its immediate");
+		check(std::memcmp(b.buf.data() + half, a.buf.data() + 1150, 50) == 0 &&
+			      std::memcmp(b.buf.data() + half + 50, a.buf.data() + 1010, 70) == 0,
+		      "inline-list bytes arrived in order");
+	}
+
+	// A batch: three WRITEs and a READ in one wr_start..wr_complete.
+	{
+		fill(a.buf, 0, 30000, 51);
+		fill(b.buf, half + 60000, 5000, 52);
+		std::memset(b.buf.data() + half, 0, 40000);
+		std::memset(a.buf.data() + 40000, 0, 5000);
+		ibv_wr_start(q);
+		for (std::uint64_t i = 0; i < 3; ++i) {
+			q->wr_id = 820 + i;
+			q->wr_flags = IBV_SEND_SIGNALED;
+			ibv_wr_rdma_write(q, b.mr->rkey, at(b, half + i * 12000));
+			ibv_wr_set_sge(q, a.mr->lkey, at(a, i * 10000), 10000);
+		}
+		q->wr_id = 823;
+		ibv_wr_rdma_read(q, b.mr->rkey, at(b, half + 60000));
+		ibv_wr_set_sge(q, a.mr->lkey, at(a, 40000), 5000);
+		check(ibv_wr_complete(q) == 0, "batch of 3 WRITEs and a READ posted");
+		std::array<ibv_wc, 4> wcs{};
+		const bool got = wait_wcs(a, wcs);
+		bool ok = got;
+		for (std::size_t i = 0; got && i < wcs.size(); ++i)
+			ok = ok && wcs[i].status == IBV_WC_SUCCESS && wcs[i].wr_id == 820 + i &&
+			     wcs[i].opcode == (i < 3 ? IBV_WC_RDMA_WRITE : IBV_WC_RDMA_READ);
+		check(ok, "the batch completes in order");
+		ok = true;
+		for (std::size_t i = 0; i < 3; ++i)
+			ok = ok && std::memcmp(b.buf.data() + half + i * 12000,
+					       a.buf.data() + i * 10000, 10000) == 0 &&
+			     b.buf[half + i * 12000 + 10000] == 0;
+		check(ok && std::memcmp(a.buf.data() + 40000, b.buf.data() + half + 60000, 5000) == 0,
+		      "the batch's bytes arrived intact");
+		if (opt.cq_ex)
+			check(got && wcs[0].qp_num == a.qp->qp_num, "ibv_wc_read_qp_num is the QP's");
+	}
+
+	// wr_abort: nothing of the batch happens.
+	{
+		std::memset(b.buf.data() + half, 0, 4096);
+		fill(a.buf, 0, 4096, 61);
+		ibv_wr_start(q);
+		q->wr_id = 830;
+		q->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_write(q, b.mr->rkey, at(b, half));
+		ibv_wr_set_sge(q, a.mr->lkey, at(a, 0), 4096);
+		ibv_wr_abort(q);
+		// The next batch follows; only it completes.
+		ibv_wr_start(q);
+		q->wr_id = 831;
+		q->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_write(q, b.mr->rkey, at(b, half + 2048));
+		ibv_wr_set_sge(q, a.mr->lkey, at(a, 100), 16);
+		check(ibv_wr_complete(q) == 0, "post after an aborted batch");
+		ibv_wc wc{};
+		check(wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 831,
+		      "only the batch after the aborted one completes");
+		std::vector<std::uint8_t> zero(2048);
+		check(std::memcmp(b.buf.data() + half, zero.data(), 2048) == 0 &&
+			      std::memcmp(b.buf.data() + half + 2048, a.buf.data() + 100, 16) == 0,
+		      "the aborted WRITE wrote nothing");
+	}
+
+	// Errors at wr_complete publish nothing of the batch.
+	{
+		std::memset(b.buf.data() + half, 0, 4096);
+		fill(a.buf, 0, 4096, 71);
+		const auto one_write = [&](std::uint64_t id, std::size_t off) {
+			q->wr_id = id;
+			q->wr_flags = IBV_SEND_SIGNALED;
+			ibv_wr_rdma_write(q, b.mr->rkey, at(b, half + off));
+			ibv_wr_set_sge(q, a.mr->lkey, at(a, off), 8);
+		};
+		// More requests than the queue holds.
+		ibv_wr_start(q);
+		for (std::uint32_t i = 0; i <= a.cap.max_send_wr; ++i)
+			one_write(840, 0);
+		check_errno(ibv_wr_complete(q), ENOMEM, "a batch past the queue's size fails");
+		// Inline data longer than max_inline_data.
+		ibv_wr_start(q);
+		one_write(841, 0);
+		q->wr_id = 842;
+		ibv_wr_send(q);
+		ibv_wr_set_inline_data(q, a.buf.data(), a.cap.max_inline_data + 1);
+		check_errno(ibv_wr_complete(q), EINVAL, "a batch with inline data too long fails");
+		// More SGEs than the queue takes.
+		std::vector<ibv_sge> many(64, ibv_sge{at(a, 0), 1, a.mr->lkey});
+		ibv_wr_start(q);
+		one_write(843, 0);
+		q->wr_id = 844;
+		ibv_wr_send(q);
+		ibv_wr_set_sge_list(q, many.size(), many.data());
+		check_errno(ibv_wr_complete(q), EINVAL, "a batch with too many SGEs fails");
+		// The QP still works, and none of the failed requests ran.
+		ibv_wr_start(q);
+		one_write(845, 64);
+		check(ibv_wr_complete(q) == 0, "post after the failed batches");
+		ibv_wc wc{};
+		check(wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 845,
+		      "the next completion is the good batch's");
+		check(b.buf[half] == 0 && b.buf[half + 7] == 0 &&
+			      std::memcmp(b.buf.data() + half + 64, a.buf.data() + 64, 8) == 0,
+		      "the failed batches wrote nothing");
+	}
 }
 
 // Post opt.burst WRs back to back (SEND, WRITE, READ, WRITE_IMM in turn),
@@ -293,7 +648,7 @@ void burst(Side &a, Side &b, int round)
 		const ibv_wr_opcode op = ops[static_cast<std::size_t>(j) % ops.size()];
 		static constexpr std::array<ibv_wc_opcode, 4> wcop{
 			IBV_WC_SEND, IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ, IBV_WC_RDMA_WRITE};
-		const bool got = wait_wc(a.cq, wc);
+		const bool got = wait_wc(a, wc);
 		if (!got || wc.status != IBV_WC_SUCCESS ||
 		    wc.wr_id != static_cast<std::uint64_t>(2000 + j) ||
 		    wc.opcode != wcop[static_cast<std::size_t>(j) % 4] ||
@@ -310,7 +665,7 @@ void burst(Side &a, Side &b, int round)
 		if (op != IBV_WR_SEND && op != IBV_WR_RDMA_WRITE_WITH_IMM)
 			continue;
 		ibv_wc wc{};
-		const bool got = wait_wc(b.cq, wc);
+		const bool got = wait_wc(b, wc);
 		const bool imm = op == IBV_WR_RDMA_WRITE_WITH_IMM;
 		if (!got || wc.status != IBV_WC_SUCCESS ||
 		    wc.wr_id != static_cast<std::uint64_t>(1000 + j) || wc.byte_len != len ||
@@ -345,12 +700,14 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "usage: verbs_rc DEV_A GID_A DEV_B GID_B [--mtu N] "
 				     "[--timeout N] [--retry N] [--sizes A,B,..] [--iters N] "
 				     "[--burst N] [--burst-size B] [--rounds N] [--wait S] "
-				     "[--no-err]\n");
+				     "[--rnr-ms N] [--no-err] [--wr] [--cq-ex]\n");
 		return 2;
 	}
 	Side a;
 	Side b;
 	check(setup(a, argv[1], argv[2]) && setup(b, argv[3], argv[4]), "both sides set up");
+	if (opt.wr || opt.cq_ex)
+		check_refusals(a);
 	// Start PSNs near the 24-bit wrap so transfers cross it.
 	check(connect(a, b, 0xfffff0, 0xffffe0) && connect(b, a, 0xffffe0, 0xfffff0),
 	      "QPs connected (RESET -> INIT -> RTR -> RTS)");
@@ -373,7 +730,7 @@ int main(int argc, char **argv)
 		check(post_recv(b, 100 + len, half, len + 16), "post_recv " + n);
 		check(post_send(a, imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND, 200 + len, 0, len),
 		      "post SEND " + n);
-		const bool sent = wait_wc(a.cq, wc);
+		const bool sent = wait_wc(a, wc);
 		check(sent && wc.status == IBV_WC_SUCCESS && wc.wr_id == 200 + len &&
 			      wc.opcode == IBV_WC_SEND,
 		      "SEND " + n + " completes at the sender: " + ibv_wc_status_str(wc.status) +
@@ -381,7 +738,7 @@ int main(int argc, char **argv)
 			      std::to_string(wc.opcode) + ")");
 		if (vmtest::failures)
 			return vmtest::summary();	// the QP is likely in ERR now
-		check(wait_wc(b.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 100 + len &&
+		check(wait_wc(b, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 100 + len &&
 			      wc.opcode == IBV_WC_RECV && wc.byte_len == len &&
 			      (!imm || ((wc.wc_flags & IBV_WC_WITH_IMM) &&
 					wc.imm_data == htonl(0xc0ffee00U + (len & 0xff)))),
@@ -397,7 +754,7 @@ int main(int argc, char **argv)
 		check(post_send(a, IBV_WR_RDMA_WRITE, 300 + len, 0, len,
 				reinterpret_cast<std::uintptr_t>(b.buf.data() + half), b.mr->rkey),
 		      "post WRITE " + n);
-		const bool written = wait_wc(a.cq, wc);
+		const bool written = wait_wc(a, wc);
 		check(written && wc.status == IBV_WC_SUCCESS && wc.wr_id == 300 + len &&
 			      wc.opcode == IBV_WC_RDMA_WRITE,
 		      "WRITE " + n + " completes: " + ibv_wc_status_str(wc.status));
@@ -412,7 +769,7 @@ int main(int argc, char **argv)
 		check(post_send(a, IBV_WR_RDMA_READ, 400 + len, 0, len,
 				reinterpret_cast<std::uintptr_t>(b.buf.data() + half), b.mr->rkey),
 		      "post READ " + n);
-		const bool read = wait_wc(a.cq, wc);
+		const bool read = wait_wc(a, wc);
 		check(read && wc.status == IBV_WC_SUCCESS && wc.wr_id == 400 + len &&
 			      wc.opcode == IBV_WC_RDMA_READ && wc.byte_len == len,
 		      "READ " + n + " completes: " + ibv_wc_status_str(wc.status));
@@ -437,11 +794,11 @@ int main(int argc, char **argv)
 		check(post_send(a, IBV_WR_SEND, 802, 0, 3000), "post SEND 3000 B, no receive yet");
 		std::this_thread::sleep_for(std::chrono::milliseconds(opt.rnr_ms));
 		check(post_recv(b, 801, half, 3016), "post its receive after the RNR wait");
-		const bool sent = wait_wc(a.cq, wc);
+		const bool sent = wait_wc(a, wc);
 		check(sent && wc.status == IBV_WC_SUCCESS && wc.wr_id == 802,
 		      std::string("the SEND completes after RNR NAKs: ") +
 			      ibv_wc_status_str(wc.status));
-		check(wait_wc(b.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 801 &&
+		check(wait_wc(b, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 801 &&
 			      wc.byte_len == 3000 &&
 			      std::memcmp(a.buf.data(), b.buf.data() + half, 3000) == 0,
 		      "... and its bytes arrive intact");
@@ -457,9 +814,9 @@ int main(int argc, char **argv)
 		check(post_send(a, IBV_WR_RDMA_WRITE_WITH_IMM, 502, 0, 3000,
 				reinterpret_cast<std::uintptr_t>(b.buf.data() + 1000), b.mr->rkey),
 		      "post WRITE_WITH_IMM 3000 B");
-		check(wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 502,
+		check(wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 502,
 		      "WRITE_WITH_IMM completes");
-		check(wait_wc(b.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 501 &&
+		check(wait_wc(b, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 501 &&
 			      wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && wc.byte_len == 3000 &&
 			      (wc.wc_flags & IBV_WC_WITH_IMM),
 		      "... and B gets RECV_RDMA_WITH_IMM");
@@ -474,12 +831,15 @@ int main(int argc, char **argv)
 		check(post_recv(b, 601, half, 128), "post_recv for inline SEND");
 		check(post_send(a, IBV_WR_SEND, 602, 0, 100, 0, 0, IBV_SEND_INLINE),
 		      "post inline SEND 100 B");
-		check(wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 602,
+		check(wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 602,
 		      "inline SEND completes");
-		check(wait_wc(b.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.byte_len == 100 &&
+		check(wait_wc(b, wc) && wc.status == IBV_WC_SUCCESS && wc.byte_len == 100 &&
 			      std::memcmp(a.buf.data(), b.buf.data() + half, 100) == 0,
 		      "inline SEND bytes arrived intact");
 	}
+
+	if (opt.wr)
+		wr_checks(a, b);
 
 	// A WRITE beyond the remote MR: remote access error; both QPs fail.
 	if (opt.err_check) {
@@ -487,7 +847,8 @@ int main(int argc, char **argv)
 		check(post_send(a, IBV_WR_RDMA_WRITE, 701, 0, 4096,
 				reinterpret_cast<std::uintptr_t>(b.buf.data() + kBuf - 100), b.mr->rkey),
 		      "post a WRITE past the end of B's MR");
-		check(wait_wc(a.cq, wc) && wc.wr_id == 701 && wc.status == IBV_WC_REM_ACCESS_ERR,
+		const bool got = wait_wc(a, wc);
+		check(got && wc.wr_id == 701 && wc.status == IBV_WC_REM_ACCESS_ERR,
 		      "it completes with IBV_WC_REM_ACCESS_ERR, got " +
 			      std::string(ibv_wc_status_str(wc.status)));
 		ibv_qp_attr qa{};
