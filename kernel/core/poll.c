@@ -4,7 +4,7 @@
  * parameter poll_us, off by default).
  *
  * Without it, the requester looks at the producer index whenever an
- * acknowledgement arrives (rc.c, softrdma_req_doorbell()): the provider
+ * acknowledgment arrives (rc.c, softrdma_req_doorbell()): the provider
  * kicks only an SQ with nothing in flight. With it, a QP whose provider rang
  * the doorbell (a kick system call) also joins the poller's list and its SQ
  * ring's NEED_WAKEUP flag is cleared: while it is on the list, the provider

@@ -425,7 +425,7 @@ static bool softrdma_req_doorbell(struct softrdma_qp *qp)
 
 /*
  * The requester: send the WQEs the provider has published. Runs on a kick,
- * from the poller, and after every acknowledgement. Caller holds qp->lock.
+ * from the poller, and after every acknowledgment. Caller holds qp->lock.
  */
 void softrdma_req_run(struct softrdma_qp *qp)
 {
@@ -859,10 +859,12 @@ static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
 		memcpy(&cqe.imm_data, immdt, SOFTRDMA_IMMDT_LEN);
 	}
 	softrdma_cq_post(qp->rcq, &cqe, solicited);
-	/* Release: the provider may reuse the slot (an SRQ's is free). */
-	if (!qp->ibqp.srq)
+	/* An SRQ's slot is free already. */
+	if (!qp->ibqp.srq) {
+		/* Release: the provider may reuse the slot. */
 		smp_store_release(&qp->rq.hdr->consumer,
 				  qp->rq.hdr->consumer + 1);
+	}
 	qp->resp.in_recv = false;
 }
 
@@ -1118,13 +1120,14 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 		if (READ_ONCE(qp->state) == IB_QPS_RTS)
 			softrdma_req_run(qp);
 	} else if ((READ_ONCE(qp->state) == IB_QPS_RTR ||
-		  READ_ONCE(qp->state) == IB_QPS_RTS) &&
-		 !(op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK))
+		    READ_ONCE(qp->state) == IB_QPS_RTS) &&
+		   !(op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK)) {
 		softrdma_resp_rcv(qp, op, bth->flags, psn,
 				  apsn & SOFTRDMA_BTH_ACKREQ,
 				  skb->data + SOFTRDMA_BTH_LEN, len);
-	else
+	} else {
 		softrdma_count(sdev, SOFTRDMA_CNT_RX_QP_STATE);
+	}
 	spin_unlock_bh(&qp->lock);
 	softrdma_qp_put(qp);
 drop:
