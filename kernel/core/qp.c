@@ -397,12 +397,14 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (ret)
 		goto out;
 	/*
-	 * Not offered yet: send queue drain and its error state, and the
-	 * connected states of iWARP QPs (their transport is still to come).
+	 * Not offered: the send queue error state (RC QPs never enter it),
+	 * and the connected states of iWARP QPs (their transport is still to
+	 * come).
 	 */
-	if (next == IB_QPS_SQD || next == IB_QPS_SQE ||
+	if (next == IB_QPS_SQE ||
 	    (qp->sdev->transport == SOFTRDMA_TRANSPORT_IWARP &&
-	     (next == IB_QPS_RTR || next == IB_QPS_RTS))) {
+	     (next == IB_QPS_RTR || next == IB_QPS_RTS ||
+	      next == IB_QPS_SQD))) {
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
@@ -413,7 +415,7 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	spin_lock_bh(&qp->lock);
 	softrdma_apply_qp_attr(qp, attr, mask);
-	if (next == IB_QPS_RTR && cur != IB_QPS_RTR) {
+	if (next == IB_QPS_RTR && cur == IB_QPS_INIT) {
 		qp->resp.epsn = qp->attrs.rq_psn;
 		qp->resp.msn = 0;
 		qp->resp.in_recv = false;
@@ -422,7 +424,7 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		memset(qp->resp.atomics, 0, sizeof(qp->resp.atomics));
 		qp->resp.atomic_next = 0;
 	}
-	if (next == IB_QPS_RTS && cur != IB_QPS_RTS) {
+	if (next == IB_QPS_RTS && cur == IB_QPS_RTR) {
 		qp->req.psn = qp->attrs.sq_psn;
 		qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
 		qp->req.comp_idx = qp->req.send_idx;
@@ -432,9 +434,16 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->req.rd_atomic = 0;
 		qp->req.rnr_wait = false;
 	}
+	if (next == IB_QPS_SQD && cur == IB_QPS_RTS)
+		qp->sqd_notify = (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+				 attr->en_sqd_async_notify;
 	WRITE_ONCE(qp->state, next);
 	if (next != IB_QPS_RTS)
 		softrdma_qp_need_wakeup(qp);
+	if (next == IB_QPS_SQD)
+		softrdma_sqd_check(qp);
+	else if (next == IB_QPS_RTS && cur == IB_QPS_SQD)
+		softrdma_req_run(qp);	/* what was posted while drained */
 	if (next == IB_QPS_RESET) {
 		softrdma_qp_reset_rings(qp);
 		softrdma_ring_clear_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
@@ -463,6 +472,10 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	mutex_lock(&qp->state_lock);
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
+	spin_lock_bh(&qp->lock);
+	attr->sq_draining = qp->state == IB_QPS_SQD &&
+			    qp->req.comp_idx != qp->req.send_idx;
+	spin_unlock_bh(&qp->lock);
 	attr->path_mtu = a->path_mtu;
 	attr->timeout = a->timeout;
 	attr->retry_cnt = a->retry_cnt;

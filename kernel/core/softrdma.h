@@ -193,6 +193,7 @@ struct softrdma_qp {
 	u32 rq_max_sge;
 	u32 max_inline;
 	bool sq_sig_all;
+	bool sqd_notify;		/* SQ_DRAINED event still to send */
 };
 
 struct softrdma_srq {
@@ -371,6 +372,7 @@ u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 void softrdma_roce_rcv(struct sk_buff *skb);
 void softrdma_req_run(struct softrdma_qp *qp);
 bool softrdma_req_pending(struct softrdma_qp *qp);
+void softrdma_sqd_check(struct softrdma_qp *qp);
 int softrdma_rc_qp_init(struct softrdma_qp *qp);
 void softrdma_rc_qp_cleanup(struct softrdma_qp *qp);
 void softrdma_qp_put(struct softrdma_qp *qp);

@@ -275,7 +275,8 @@ static void softrdma_req_timeout(struct timer_list *t)
 	struct softrdma_qp *qp = from_timer(qp, t, req.timer);
 
 	spin_lock_bh(&qp->lock);
-	if (READ_ONCE(qp->state) != IB_QPS_RTS ||
+	if ((READ_ONCE(qp->state) != IB_QPS_RTS &&
+	     READ_ONCE(qp->state) != IB_QPS_SQD) ||
 	    qp->req.comp_idx == qp->req.send_idx)
 		goto out;
 	if (qp->req.rnr_wait) {
@@ -484,6 +485,27 @@ again:
 	if (qp->req.comp_idx != qp->req.send_idx &&
 	    (sent || !timer_pending(&qp->req.timer)))
 		softrdma_req_arm_timer(qp);
+}
+
+/*
+ * A QP draining its send queue (SQD) sends nothing new; once everything in
+ * flight is acknowledged, the consumer asked for it, the SQ_DRAINED event.
+ * Caller holds qp->lock.
+ */
+void softrdma_sqd_check(struct softrdma_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_SQ_DRAINED,
+	};
+
+	if (READ_ONCE(qp->state) != IB_QPS_SQD || !qp->sqd_notify ||
+	    qp->req.comp_idx != qp->req.send_idx)
+		return;
+	qp->sqd_notify = false;
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
 /* Complete in order every WQE an ACK of @psn covers; stop at a READ. */
@@ -1078,6 +1100,7 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 	struct softrdma_dev *sdev;
 	struct softrdma_qp *qp = NULL;
 	struct net_device *ndev;
+	enum ib_qp_state state;
 	u32 qpn, psn, apsn, len;
 	u8 op;
 
@@ -1112,15 +1135,18 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 
 	len = skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN;
 	spin_lock_bh(&qp->lock);
-	if (READ_ONCE(qp->state) == IB_QPS_RTS &&
+	state = READ_ONCE(qp->state);
+	if ((state == IB_QPS_RTS || state == IB_QPS_SQD) &&
 	    op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK) {
 		softrdma_comp_rcv(qp, op, bth->flags, psn,
 				  skb->data + SOFTRDMA_BTH_LEN, len);
 		/* Send what was posted meanwhile, without a kick. */
 		if (READ_ONCE(qp->state) == IB_QPS_RTS)
 			softrdma_req_run(qp);
-	} else if ((READ_ONCE(qp->state) == IB_QPS_RTR ||
-		    READ_ONCE(qp->state) == IB_QPS_RTS) &&
+		else
+			softrdma_sqd_check(qp);
+	} else if ((state == IB_QPS_RTR || state == IB_QPS_RTS ||
+		    state == IB_QPS_SQD) &&
 		   !(op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK)) {
 		softrdma_resp_rcv(qp, op, bth->flags, psn,
 				  apsn & SOFTRDMA_BTH_ACKREQ,

@@ -188,6 +188,12 @@ test_srq_pingpong() {
 	done
 }
 
+test_rc_sqd() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$REPO/build/user/verbs_sqd" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+}
+
 test_perftest_atomic() {
 	rdma link add sr0 type softroce netdev veth0
 	ip netns exec b rdma link add sr1 type softroce netdev veth1
@@ -693,11 +699,11 @@ kunit() {
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp \
 rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
-rc_atomics interop_rxe_atomics perftest_atomic rc_srq srq_pingpong \
+rc_atomics interop_rxe_atomics perftest_atomic rc_srq srq_pingpong rc_sqd \
 perftest_roce perftest_interop_rxe wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
-DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_loss_short bad_input \
+DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_srq rc_loss_short bad_input \
 netdev_unregister add_delete_rmmod_cycles"
 
 reset

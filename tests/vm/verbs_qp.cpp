@@ -222,7 +222,8 @@ int main(int argc, char **argv)
 		check(ibv_query_qp(qp, &g, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT, &gi) == 0 &&
 			      g.qp_state == IBV_QPS_RTS && g.sq_psn == 0x123 && g.timeout == 14,
 		      "query_qp: RTS with its attributes");
-		check_errno(to_state(qp, IBV_QPS_SQD), EOPNOTSUPP, "RTS -> SQD not offered yet");
+		check_errno(to_state(qp, IBV_QPS_SQD), 0, "RTS -> SQD");
+		check_errno(to_state(qp, IBV_QPS_RTS), 0, "SQD -> RTS");
 		check_errno(to_state(qp, IBV_QPS_RESET), 0, "RTS -> RESET");
 		check_errno(to_init(qp), 0, "RESET -> INIT again");
 	}
