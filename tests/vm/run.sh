@@ -34,10 +34,42 @@ reset() {
 }
 
 # t NAME: run test_NAME in a subshell with tracing to a log; report.
+# wait_listen NS PORT: wait up to 20 s until a TCP socket listens on PORT
+# in netns NS ("-" for the initial one): the pingpong servers.
+wait_listen() {
+	local i pre=()
+	[ "$1" = - ] || pre=(ip netns exec "$1")
+	for i in $(seq 200); do
+		"${pre[@]}" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	echo "nothing listens on port $2 in netns $1"
+	return 1
+}
+
+# killtree PID: kill PID and every process below it.
+killtree() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		killtree "$c"
+	done
+	kill -KILL "$1" 2>/dev/null
+}
+
+# t NAME: run test_NAME; a test still running after TEST_TIMEOUT seconds
+# is killed and fails (a hang must not stall the whole run).
+TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 t() {
-	local name=$1 tlog
+	local name=$1 tlog pid wd rc
 	tlog=$(mktemp)
-	if (set -e; "test_$name") >"$tlog" 2>&1; then
+	(set -e; "test_$name") >"$tlog" 2>&1 &
+	pid=$!
+	(sleep "$TEST_TIMEOUT"; echo "timed out after $TEST_TIMEOUT s" >>"$tlog"; killtree $pid) &
+	wd=$!
+	wait $pid
+	rc=$?
+	{ killtree $wd; wait $wd; } 2>/dev/null
+	if [ $rc = 0 ]; then
 		log "PASS $name"
 	else
 		log "FAIL $name"
@@ -182,7 +214,7 @@ test_srq_pingpong() {
 		ip netns exec b timeout 120 ibv_srq_pingpong -d sr1 -g "$g1" $args -n 50 -c \
 			>/tmp/srv.log 2>&1 &
 		srv=$!
-		sleep 1
+		wait_listen b 18515
 		timeout 120 ibv_srq_pingpong -d sr0 -g "$g0" $args -n 50 -c 10.0.0.2 || return 1
 		wait $srv || { cat /tmp/srv.log; return 1; }
 	done
@@ -214,16 +246,16 @@ test_interop_rxe_pingpong() {
 	g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
 	for size in 1 4096 65536; do
 		# softroce serves, rxe connects.
-		ip netns exec b ibv_rc_pingpong -d sr1 -g "$g1" -s $size -n 20 -c >/tmp/srv.log 2>&1 &
+		ip netns exec b timeout 120 ibv_rc_pingpong -d sr1 -g "$g1" -s $size -n 20 -c >/tmp/srv.log 2>&1 &
 		srv=$!
-		sleep 1
-		ibv_rc_pingpong -d rxe0 -g "$g0" -s $size -n 20 -c 10.0.0.2
+		wait_listen b 18515
+		timeout 120 ibv_rc_pingpong -d rxe0 -g "$g0" -s $size -n 20 -c 10.0.0.2
 		wait $srv || { cat /tmp/srv.log; return 1; }
 		# rxe serves, softroce connects.
-		ibv_rc_pingpong -d rxe0 -g "$g0" -s $size -n 20 -c >/tmp/srv.log 2>&1 &
+		timeout 120 ibv_rc_pingpong -d rxe0 -g "$g0" -s $size -n 20 -c >/tmp/srv.log 2>&1 &
 		srv=$!
-		sleep 1
-		ip netns exec b ibv_rc_pingpong -d sr1 -g "$g1" -s $size -n 20 -c 10.0.0.1
+		wait_listen - 18515
+		ip netns exec b timeout 120 ibv_rc_pingpong -d sr1 -g "$g1" -s $size -n 20 -c 10.0.0.1
 		wait $srv || { cat /tmp/srv.log; return 1; }
 	done
 }
@@ -397,10 +429,10 @@ test_rc_pingpong() {
 	g0=$(gid_index sr0 ::ffff:10.0.0.1)
 	g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
 	for size in 1 4096 65536; do
-		ip netns exec b ibv_rc_pingpong -d sr1 -g "$g1" -s $size -n 50 -c >/tmp/srv.log 2>&1 &
+		ip netns exec b timeout 120 ibv_rc_pingpong -d sr1 -g "$g1" -s $size -n 50 -c >/tmp/srv.log 2>&1 &
 		local srv=$!
-		sleep 1
-		ibv_rc_pingpong -d sr0 -g "$g0" -s $size -n 50 -c 10.0.0.2
+		wait_listen b 18515
+		timeout 120 ibv_rc_pingpong -d sr0 -g "$g0" -s $size -n 50 -c 10.0.0.2
 		wait $srv || { cat /tmp/srv.log; return 1; }
 	done
 }
@@ -532,11 +564,11 @@ test_rc_mtu() {
 	for mtu in 256 1024 4096; do
 		for size in 1 4095 4096 65536; do
 			echo "== -m $mtu -s $size"
-			ip netns exec b ibv_rc_pingpong -d sr1 -g "$g1" -m $mtu -s $size -n 5 -c \
+			ip netns exec b timeout 120 ibv_rc_pingpong -d sr1 -g "$g1" -m $mtu -s $size -n 5 -c \
 				>/tmp/srv.log 2>&1 &
 			srv=$!
-			sleep 0.5
-			ibv_rc_pingpong -d sr0 -g "$g0" -m $mtu -s $size -n 5 -c 10.0.0.2
+			wait_listen b 18515
+			timeout 120 ibv_rc_pingpong -d sr0 -g "$g0" -m $mtu -s $size -n 5 -c 10.0.0.2
 			wait $srv || { cat /tmp/srv.log; return 1; }
 		done
 	done
