@@ -152,6 +152,8 @@ struct softrdma_qp {
 		u32 psn;		/* next PSN to use */
 		u32 send_idx;		/* next WQE to send */
 		u32 comp_idx;		/* oldest WQE not completed */
+		u32 tx_pkt;		/* next packet of WQE send_idx - 1 */
+		u32 una_psn;		/* oldest PSN not acknowledged */
 		u32 read_off;		/* bytes of the oldest READ arrived */
 		u32 rd_atomic;		/* READs and atomics in flight */
 		u32 rnr_psn;		/* where to resume after an RNR wait */

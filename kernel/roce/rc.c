@@ -16,6 +16,16 @@
 #include "softrdma.h"
 #include "roce.h"
 
+/*
+ * Packets the requester has in flight at most. A burst longer than the
+ * path's queues (a veth peer's backlog holds netdev_max_backlog, 1000
+ * packets) loses its tail every time it is sent again. Long messages ask
+ * for an ACK every SOFTRDMA_REQ_ACK_EVERY packets, and each ACK opens the
+ * window again.
+ */
+#define SOFTRDMA_REQ_WINDOW	256
+#define SOFTRDMA_REQ_ACK_EVERY	64
+
 static u32 softrdma_mtu(struct softrdma_qp *qp)
 {
 	return ib_mtu_enum_to_int(qp->attrs.path_mtu);
@@ -160,7 +170,9 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	flags |= pad << SOFTRDMA_BTH_PAD_SHIFT;
 	bth = (struct softrdma_bth *)skb->data;
 	softrdma_bth_fill(bth, op, flags, qp->attrs.dest_qp_num,
-			  softrdma_psn_add(s->first_psn, pkt), last);
+			  softrdma_psn_add(s->first_psn, pkt),
+			  last || pkt % SOFTRDMA_REQ_ACK_EVERY ==
+				  SOFTRDMA_REQ_ACK_EVERY - 1);
 	p = skb->data + SOFTRDMA_BTH_LEN;
 	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
 		struct softrdma_atomic_eth *ae = (struct softrdma_atomic_eth *)p;
@@ -214,6 +226,34 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	return 0;
 }
 
+/* The oldest PSN not acknowledged yet; call with WQEs in flight. */
+static u32 softrdma_req_una(struct softrdma_qp *qp)
+{
+	struct softrdma_swqe *s =
+		&qp->swqe[qp->req.comp_idx & (qp->sq.num_slots - 1)];
+
+	if (softrdma_psn_diff(qp->req.una_psn, s->first_psn) > 0 &&
+	    softrdma_psn_diff(qp->req.una_psn, s->last_psn) <= 0)
+		return qp->req.una_psn;
+	return s->first_psn;
+}
+
+/* May the packet of PSN @psn go, or is the window full? */
+static bool softrdma_req_window_open(struct softrdma_qp *qp, u32 psn)
+{
+	return softrdma_psn_diff(psn, softrdma_req_una(qp)) <
+	       SOFTRDMA_REQ_WINDOW;
+}
+
+/* Is the WQE at send_idx - 1 only partly sent (the window was full)? */
+static bool softrdma_req_partial(struct softrdma_qp *qp)
+{
+	u32 last = qp->req.send_idx - 1;
+
+	return qp->req.comp_idx != qp->req.send_idx &&
+	       qp->req.tx_pkt < qp->swqe[last & (qp->sq.num_slots - 1)].npkts;
+}
+
 /* The RNR NAK timer field's delay (IBTA Vol. 1, table 45) in microseconds. */
 static u32 softrdma_rnr_usecs(u8 synd)
 {
@@ -256,6 +296,9 @@ static void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 		    softrdma_psn_diff(psn, s->last_psn) <= 0)
 			pkt = softrdma_psn_diff(psn, s->first_psn);
 		for (; pkt < s->npkts; pkt++) {
+			if (idx + 1 == qp->req.send_idx &&
+			    pkt >= qp->req.tx_pkt)
+				break;	/* not sent yet: req_run sends it */
 			if (s->wqe.opcode == IB_WR_RDMA_READ) {
 				/* Ask only for the responses still missing. */
 				if (idx == qp->req.comp_idx)
@@ -294,7 +337,7 @@ static void softrdma_req_timeout(struct timer_list *t)
 	}
 	qp->req.retries++;
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_RETRANSMITS);
-	softrdma_req_resend(qp, qp->req.comp_idx, qp->req.psn);
+	softrdma_req_resend(qp, qp->req.comp_idx, softrdma_req_una(qp));
 out:
 	spin_unlock_bh(&qp->lock);
 }
@@ -391,6 +434,8 @@ sized:
 	if (!s->npkts)
 		s->npkts = 1;
 	s->first_psn = qp->req.psn;
+	if (qp->req.comp_idx == idx)
+		qp->req.una_psn = s->first_psn;
 	s->last_psn = softrdma_psn_add(qp->req.psn, s->npkts - 1);
 	qp->req.psn = softrdma_psn_add(qp->req.psn, s->npkts);
 	return IB_WC_SUCCESS;
@@ -441,32 +486,44 @@ again:
 		softrdma_qp_fail(qp);
 		return;
 	}
-	while (qp->req.send_idx != prod) {
-		u32 idx = qp->req.send_idx;
-		struct softrdma_swqe *s =
-			&qp->swqe[idx & (qp->sq.num_slots - 1)];
+	for (;;) {
+		u32 idx;
+		struct softrdma_swqe *s;
 		u32 status;
 
-		/* The provider's fields are only a hint here; the copy
-		 * taken below is what counts.
-		 */
-		if (!softrdma_req_may_send(qp, idx))
-			break;
-		status = softrdma_req_take(qp, idx);
-		qp->req.send_idx++;
-		if (status != IB_WC_SUCCESS) {
-			/* Complete what went before it first? They are in
-			 * flight; the spec lets the QP fail with this one.
+		if (!softrdma_req_partial(qp)) {
+			idx = qp->req.send_idx;
+			if (idx == prod)
+				break;
+			/* The provider's fields are only a hint here; the
+			 * copy taken below is what counts.
 			 */
-			softrdma_req_complete(qp, idx, status);
-			qp->req.comp_idx = idx + 1;
-			softrdma_qp_fail(qp);
-			return;
+			if (!softrdma_req_may_send(qp, idx))
+				break;
+			status = softrdma_req_take(qp, idx);
+			qp->req.send_idx++;
+			qp->req.tx_pkt = 0;
+			if (status != IB_WC_SUCCESS) {
+				/* Complete what went before it first? They
+				 * are in flight; the spec lets the QP fail
+				 * with this one.
+				 */
+				softrdma_req_complete(qp, idx, status);
+				qp->req.comp_idx = idx + 1;
+				softrdma_qp_fail(qp);
+				return;
+			}
 		}
-		sent = true;
-		for (pkt = 0; pkt < s->npkts; pkt++) {
-			int err = softrdma_req_xmit(qp, idx, pkt);
+		idx = qp->req.send_idx - 1;
+		s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+		for (pkt = qp->req.tx_pkt; pkt < s->npkts; pkt++) {
+			int err;
 
+			if (!softrdma_req_window_open(qp,
+						      softrdma_psn_add(s->first_psn,
+								       pkt)))
+				goto window_full;
+			err = softrdma_req_xmit(qp, idx, pkt);
 			if (err == -ENOENT || err == -EACCES ||
 			    err == -ERANGE || err == -EINVAL) {
 				softrdma_req_complete(qp, idx,
@@ -475,10 +532,15 @@ again:
 				softrdma_qp_fail(qp);
 				return;
 			}
-			if (s->wqe.opcode == IB_WR_RDMA_READ)
+			sent = true;
+			qp->req.tx_pkt = pkt + 1;
+			if (s->wqe.opcode == IB_WR_RDMA_READ) {
+				qp->req.tx_pkt = s->npkts;
 				break;
+			}
 		}
 	}
+window_full:
 	if (softrdma_req_doorbell(qp))
 		goto again;
 	/* New packets need the timer; an idle pass must not push it back. */
@@ -511,6 +573,14 @@ void softrdma_sqd_check(struct softrdma_qp *qp)
 /* Complete in order every WQE an ACK of @psn covers; stop at a READ. */
 static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 {
+	u32 next = softrdma_psn_add(psn, 1);
+
+	if (qp->req.comp_idx != qp->req.send_idx &&
+	    softrdma_psn_diff(next, softrdma_req_una(qp)) > 0) {
+		/* Progress inside a long message. */
+		qp->req.una_psn = next;
+		qp->req.retries = 0;
+	}
 	while (qp->req.comp_idx != qp->req.send_idx) {
 		struct softrdma_swqe *s =
 			&qp->swqe[qp->req.comp_idx & (qp->sq.num_slots - 1)];

@@ -1,7 +1,10 @@
 #!/bin/bash
 # perftest.sh SERVER_DEV SERVER_NS CLIENT_DEV CLIENT_NS SERVER_IP TEST [ARGS...]
 # Runs one perftest program as server (in SERVER_NS, "-" for none) and
-# client; fails if either side fails or times out.
+# client; fails if either side fails or times out, if either log reports
+# an error, or if the client's table lacks a row for a size it should
+# have measured (-a: every power of two from 2 to 2^23; -s N: N; atomics:
+# 8; otherwise the program's default size).
 set -u
 sdev=$1 sns=$2 cdev=$3 cns=$4 sip=$5 t=$6
 shift 6
@@ -10,16 +13,54 @@ in_ns() {
 	shift
 	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
 }
+
+sizes=
+prev=
+for a in "$@"; do
+	case "$a" in
+	-a | --all) sizes=$(for i in $(seq 1 23); do echo $((1 << i)); done) ;;
+	esac
+	case "$prev" in
+	-s | --size) sizes=$a ;;
+	esac
+	prev=$a
+done
+case "$t" in
+ib_atomic_*) sizes=8 ;;
+*_lat) : "${sizes:=2}" ;;
+*) : "${sizes:=65536}" ;;
+esac
+
 port=$((18515 + RANDOM % 1000))
 in_ns "$sns" timeout 300 "$t" -d "$sdev" -x 1 -p $port "$@" >/tmp/perf-srv.log 2>&1 &
 srv=$!
-sleep 1
+# Connect once the server listens (a fresh boot may take seconds).
+n=300
+while [ $n -gt 0 ] && kill -0 $srv 2>/dev/null &&
+	[ -z "$(in_ns "$sns" ss -Hltn "sport = :$port")" ]; do
+	sleep 0.1
+	n=$((n - 1))
+done
 in_ns "$cns" timeout 300 "$t" -d "$cdev" -x 1 -p $port "$@" "$sip" >/tmp/perf-cli.log 2>&1
 crc=$?
 wait $srv
 src=$?
+bad=
 if [ $crc != 0 ] || [ $src != 0 ]; then
-	echo "$t $*: client exit $crc, server exit $src"
+	bad="client exit $crc, server exit $src"
+elif grep -q -i -E 'completion with error|failed|couldn.t|unable' \
+	/tmp/perf-cli.log /tmp/perf-srv.log; then
+	bad="an error in the logs"
+else
+	for s in $sizes; do
+		if ! grep -q -E "^ +$s +[0-9]+ " /tmp/perf-cli.log; then
+			bad="no row for size $s"
+			break
+		fi
+	done
+fi
+if [ -n "$bad" ]; then
+	echo "$t $*: $bad"
 	tail -n 15 /tmp/perf-cli.log
 	echo "--- server:"
 	tail -n 15 /tmp/perf-srv.log
