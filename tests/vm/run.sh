@@ -35,9 +35,12 @@ reset() {
 
 # t NAME: run test_NAME in a subshell with tracing to a log; report.
 t() {
-	local name=$1 tlog
+	local name=$1 tlog rc
 	tlog=$(mktemp)
-	if (set -e; "test_$name") >"$tlog" 2>&1; then
+	# Not as an if condition: that would turn set -e off inside.
+	(set -e; "test_$name") >"$tlog" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
 		log "PASS $name"
 	else
 		log "FAIL $name"
@@ -120,6 +123,7 @@ test_smoke_iwarp() {
 test_qp_roce() {
 	rdma link add sr0 type softroce netdev veth0
 	"$QPTEST" sr0 ::ffff:10.0.0.1 ::ffff:10.0.0.2
+	"$QPTEST" sr0 fd00::1 fd00::2
 }
 
 test_qp_iwarp() {
@@ -312,7 +316,7 @@ test_wire_roce_ipv6() {
 	local cap=$!
 	sleep 1
 	"$RCTEST" sr0 fd00::1 sr1 fd00::2 >/dev/null
-	"$PERF" sr1 b sr0 - fd00::2 ib_write_bw -s 65536 -n 80 -x "$x1" >/dev/null
+	GIDX=$x1 "$PERF" sr1 b sr0 - fd00::2 ib_write_bw -s 65536 -n 20 >/dev/null
 	sleep 1
 	kill -INT $cap
 	wait $cap
