@@ -315,8 +315,9 @@ test_wire_roce_ipv6() {
 	tcpdump -i veth0 -w /tmp/wire6.pcap udp port 4791 2>/dev/null &
 	local cap=$!
 	sleep 1
-	"$RCTEST" sr0 fd00::1 sr1 fd00::2 >/dev/null
-	GIDX=$x1 "$PERF" sr1 b sr0 - fd00::2 ib_write_bw -s 65536 -n 20 >/dev/null
+	"$RCTEST" sr0 fd00::1 sr1 fd00::2 >/tmp/rc6.log || { cat /tmp/rc6.log; false; }
+	# perftest exchanges over TCP/IPv4; its GIDs (GIDX) are the IPv6 ones.
+	GIDX=$x1 "$PERF" sr1 b sr0 - 10.0.0.2 ib_write_bw -s 65536 -n 20
 	sleep 1
 	kill -INT $cap
 	wait $cap
