@@ -365,14 +365,22 @@ static int softrdma_qp_set_route(struct softrdma_qp *qp,
 {
 	const struct ib_gid_attr *sgid = ah->grh.sgid_attr;
 	const union ib_gid *dgid = &ah->grh.dgid;
+	bool s4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
+	bool d4 = ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw);
 
-	if (!ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw) ||
-	    !ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw))
-		return -EOPNOTSUPP;	/* RoCEv2 over IPv6 comes later */
 	if (sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
-	memcpy(&qp->net.saddr4, &sgid->gid.raw[12], 4);
-	memcpy(&qp->net.daddr4, &dgid->raw[12], 4);
+	/* Both IPv4 (v4-mapped GIDs) or both IPv6. */
+	if (s4 != d4)
+		return -EINVAL;
+	qp->net.ipv6 = !s4;
+	if (s4) {
+		memcpy(&qp->net.saddr4, &sgid->gid.raw[12], 4);
+		memcpy(&qp->net.daddr4, &dgid->raw[12], 4);
+	} else {
+		memcpy(&qp->net.saddr6, sgid->gid.raw, sizeof(qp->net.saddr6));
+		memcpy(&qp->net.daddr6, dgid->raw, sizeof(qp->net.daddr6));
+	}
 	return 0;
 }
 

@@ -122,8 +122,11 @@ struct softrdma_qp_attrs {
 
 /* Where a connected QP's packets go (RoCEv2 over IPv4). */
 struct softrdma_qp_net {
+	bool ipv6;		/* the v6 addresses, else the v4 ones */
 	__be32 saddr4;
 	__be32 daddr4;
+	struct in6_addr saddr6;
+	struct in6_addr daddr6;
 	u16 sport;
 };
 
@@ -365,10 +368,14 @@ struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 					unsigned int len);
 int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb);
 bool softrdma_roce_icrc_ok(struct sk_buff *skb);
+struct net_device *softrdma_roce_rx_netdev(struct sk_buff *skb);
 struct iphdr;
+struct ipv6hdr;
 struct udphdr;
 u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 		  const u8 *bth, unsigned int len);
+u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
+		   const u8 *bth, unsigned int len);
 
 /* roce/rc.c */
 void softrdma_roce_rcv(struct sk_buff *skb);

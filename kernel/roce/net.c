@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * RoCEv2 encapsulation: one UDP port 4791 socket per network namespace
- * that has a softroce device, IPv4 transmit and receive, and the ICRC.
+ * that has a softroce device and address family, IPv4 and IPv6 transmit
+ * and receive, and the ICRC.
  */
 #include <linux/crc32.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
@@ -17,12 +23,33 @@
 #include "roce.h"
 
 struct softrdma_net {
-	struct mutex lock;		/* sock and users */
+	struct mutex lock;		/* socks and users */
 	struct socket *sock4;
+	struct socket *sock6;
 	int users;
 };
 
 static unsigned int softrdma_net_id;
+
+/**
+ * softrdma_roce_rx_netdev - the netdev a received packet is addressed to
+ * @skb: a packet from our UDP sockets
+ *
+ * That is the device it came in on, except for loopback to one of our
+ * own addresses, which arrives on lo: then the owner of the destination
+ * address. Call under rcu_read_lock(). Return: the netdev, or NULL.
+ */
+struct net_device *softrdma_roce_rx_netdev(struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+
+	if (!ndev || !(ndev->flags & IFF_LOOPBACK))
+		return ndev;
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return ipv6_dev_find(dev_net(ndev), &ipv6_hdr(skb)->daddr,
+				     NULL);
+	return __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
+}
 
 /* Count a packet dropped before its QP is known against its device. */
 static void softrdma_roce_count_drop(struct sk_buff *skb,
@@ -32,10 +59,7 @@ static void softrdma_roce_count_drop(struct sk_buff *skb,
 	struct net_device *ndev;
 
 	rcu_read_lock();
-	ndev = skb->dev;
-	/* Loopback to our own address arrives on lo: find its owner. */
-	if (ndev && (ndev->flags & IFF_LOOPBACK))
-		ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
+	ndev = softrdma_roce_rx_netdev(skb);
 	if (ndev)
 		sdev = softrdma_roce_dev_by_netdev(ndev);
 	if (sdev)
@@ -56,57 +80,93 @@ static int softrdma_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	return 0;
 }
 
+/* Our UDP port 4791 socket of @family in @net, or an error pointer. */
+static struct socket *softrdma_roce_sock_create(struct net *net, int family)
+{
+	struct udp_tunnel_sock_cfg tnl = {
+		.encap_type = 1,
+		.encap_rcv = softrdma_udp_rcv,
+	};
+	/*
+	 * IPv6 only, so IPv4 packets keep coming to the IPv4 socket. The
+	 * UDP checksum is optional for tunnels over IPv6 (RFC 6935):
+	 * packets without one are accepted, ours carry one.
+	 */
+	struct udp_port_cfg cfg = {
+		.family = family,
+		.local_udp_port = htons(SOFTRDMA_ROCE_PORT),
+		.ipv6_v6only = 1,
+		.use_udp6_tx_checksums = 1,
+	};
+	struct socket *sock;
+	int ret;
+
+	ret = udp_sock_create(net, &cfg, &sock);
+	if (ret) {
+		if (ret == -EADDRINUSE)
+			pr_warn("softrdma: UDP port %u is taken in this network namespace (is rdma_rxe loaded here?)\n",
+				SOFTRDMA_ROCE_PORT);
+		return ERR_PTR(ret);
+	}
+	setup_udp_tunnel_sock(net, sock, &tnl);
+	return sock;
+}
+
 /**
- * softrdma_roce_sock_get - make sure @net has our UDP socket
+ * softrdma_roce_sock_get - make sure @net has our UDP sockets
  * @net: the network namespace of a new softroce device
+ *
+ * One socket for IPv4 and one for IPv6, both on port 4791.
  *
  * Return: 0, or -EADDRINUSE if another owner (rdma_rxe) holds the port.
  */
 int softrdma_roce_sock_get(struct net *net)
 {
 	struct softrdma_net *sn = net_generic(net, softrdma_net_id);
-	struct udp_tunnel_sock_cfg tnl = {
-		.encap_type = 1,
-		.encap_rcv = softrdma_udp_rcv,
-	};
-	struct udp_port_cfg cfg = {
-		.family = AF_INET,
-		.local_udp_port = htons(SOFTRDMA_ROCE_PORT),
-	};
-	struct socket *sock;
+	struct socket *sock4, *sock6;
 	int ret = 0;
 
 	mutex_lock(&sn->lock);
-	if (sn->users++)
+	if (sn->users)
 		goto out;
-	ret = udp_sock_create(net, &cfg, &sock);
-	if (ret) {
-		sn->users--;
-		if (ret == -EADDRINUSE)
-			pr_warn("softrdma: UDP port %u is taken in this network namespace (is rdma_rxe loaded here?)\n",
-				SOFTRDMA_ROCE_PORT);
+	sock4 = softrdma_roce_sock_create(net, AF_INET);
+	if (IS_ERR(sock4)) {
+		ret = PTR_ERR(sock4);
 		goto out;
 	}
-	setup_udp_tunnel_sock(net, sock, &tnl);
-	sn->sock4 = sock;
+	sock6 = softrdma_roce_sock_create(net, AF_INET6);
+	if (IS_ERR(sock6)) {
+		udp_tunnel_sock_release(sock4);
+		ret = PTR_ERR(sock6);
+		goto out;
+	}
+	sn->sock4 = sock4;
+	sn->sock6 = sock6;
 out:
+	if (!ret)
+		sn->users++;
 	mutex_unlock(&sn->lock);
 	return ret;
+}
+
+static void softrdma_roce_sock_release(struct softrdma_net *sn)
+{
+	if (sn->sock4)
+		udp_tunnel_sock_release(sn->sock4);
+	if (sn->sock6)
+		udp_tunnel_sock_release(sn->sock6);
+	sn->sock4 = NULL;
+	sn->sock6 = NULL;
 }
 
 void softrdma_roce_sock_put(struct net *net)
 {
 	struct softrdma_net *sn = net_generic(net, softrdma_net_id);
-	struct socket *sock = NULL;
 
 	mutex_lock(&sn->lock);
-	if (sn->users && !--sn->users) {
-		sock = sn->sock4;
-		sn->sock4 = NULL;
-	}
+	if (sn->users && !--sn->users)
+		softrdma_roce_sock_release(sn);
 	mutex_unlock(&sn->lock);
-	if (sock)
-		udp_tunnel_sock_release(sock);
 }
 
 static int __net_init softrdma_net_init(struct net *net)
@@ -122,9 +182,7 @@ static void __net_exit softrdma_net_exit(struct net *net)
 	struct softrdma_net *sn = net_generic(net, softrdma_net_id);
 
 	/* Devices here were unregistered with their netdevs. */
-	if (sn->sock4)
-		udp_tunnel_sock_release(sn->sock4);
-	sn->sock4 = NULL;
+	softrdma_roce_sock_release(sn);
 }
 
 static struct pernet_operations softrdma_net_ops = {
@@ -146,36 +204,74 @@ void softrdma_roce_exit(void)
 
 /*
  * ICRC (IBTA Annex A17.3.3): CRC32 over the packet from the IP header on,
- * with the fields routers may change masked to ones: IPv4 TOS, TTL and
- * checksum, the UDP checksum and BTH resv8a; the LRH it replaces counts as
- * 8 bytes of ones.
+ * with the fields routers may change masked to ones, the LRH it replaces
+ * counting as 8 bytes of ones. @ph holds the IP and UDP headers and the
+ * BTH, already masked; @bth is the BTH in the packet, @len bytes long
+ * with what follows it up to the ICRC.
  */
+static u32 softrdma_icrc_masked(const u8 *ph, unsigned int phlen,
+				const u8 *bth, unsigned int len)
+{
+	static const u8 lrh[8] = { 0xff, 0xff, 0xff, 0xff,
+				   0xff, 0xff, 0xff, 0xff };
+	u32 crc;
+
+	crc = crc32_le(~0U, lrh, sizeof(lrh));
+	crc = crc32_le(crc, ph, phlen);
+	crc = crc32_le(crc, bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
+	return ~crc;
+}
+
+/* Copy UDP header and BTH behind the IP header; mask UDP checksum, resv8a. */
+static void softrdma_icrc_mask_udp_bth(u8 *p, const struct udphdr *udph,
+				       const u8 *bth)
+{
+	struct udphdr *udp = (struct udphdr *)p;
+	u8 *b = p + sizeof(*udp);
+
+	memcpy(udp, udph, sizeof(*udp));
+	memcpy(b, bth, SOFTRDMA_BTH_LEN);
+	udp->check = htons(0xffff);
+	b[4] = 0xff;
+}
+
+/* The ICRC of a packet over IPv4: TOS, TTL and header checksum masked. */
 u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 		  const u8 *bth, unsigned int len)
 {
 	u8 ph[sizeof(struct iphdr) + sizeof(struct udphdr) + SOFTRDMA_BTH_LEN];
-	static const u8 lrh[8] = { 0xff, 0xff, 0xff, 0xff,
-				   0xff, 0xff, 0xff, 0xff };
 	struct iphdr *ip = (struct iphdr *)ph;
-	struct udphdr *udp = (struct udphdr *)(ip + 1);
-	u8 *b = (u8 *)(udp + 1);
-	u32 crc;
 
 	memcpy(ip, iph, sizeof(*ip));
-	memcpy(udp, udph, sizeof(*udp));
-	memcpy(b, bth, SOFTRDMA_BTH_LEN);
 	ip->tos = 0xff;
 	ip->ttl = 0xff;
 	ip->check = htons(0xffff);
-	udp->check = htons(0xffff);
-	b[4] = 0xff;
-
-	crc = crc32_le(~0U, lrh, sizeof(lrh));
-	crc = crc32_le(crc, ph, sizeof(ph));
-	crc = crc32_le(crc, bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
-	return ~crc;
+	softrdma_icrc_mask_udp_bth(ph + sizeof(*ip), udph, bth);
+	return softrdma_icrc_masked(ph, sizeof(ph), bth, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc);
+
+/*
+ * The ICRC of a packet over IPv6: traffic class, flow label and hop limit
+ * masked (the version nibble is not).
+ */
+u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
+		   const u8 *bth, unsigned int len)
+{
+	u8 ph[sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
+	      SOFTRDMA_BTH_LEN];
+	struct ipv6hdr *ip6 = (struct ipv6hdr *)ph;
+
+	memcpy(ip6, ip6h, sizeof(*ip6));
+	ph[0] |= 0x0f;
+	ph[1] = 0xff;
+	ph[2] = 0xff;
+	ph[3] = 0xff;
+	ip6->hop_limit = 0xff;
+	softrdma_icrc_mask_udp_bth(ph + sizeof(*ip6), udph, bth);
+	return softrdma_icrc_masked(ph, sizeof(ph), bth, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc6);
 
 /**
  * softrdma_roce_alloc_skb - a packet with room for @len bytes of transport
@@ -188,8 +284,9 @@ struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 					unsigned int len)
 {
 	struct net_device *ndev = qp->sdev->netdev;
-	unsigned int hdr = LL_RESERVED_SPACE(ndev) + sizeof(struct iphdr) +
-			   sizeof(struct udphdr);
+	unsigned int hdr = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
+			   (qp->net.ipv6 ? sizeof(struct ipv6hdr) :
+					   sizeof(struct iphdr));
 	struct sk_buff *skb;
 
 	skb = alloc_skb(hdr + len + SOFTRDMA_ICRC_LEN, GFP_ATOMIC);
@@ -200,15 +297,29 @@ struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 	return skb;
 }
 
-/**
- * softrdma_roce_xmit - add UDP/IPv4 headers and the ICRC, send
- * @qp: the sending QP, whose address vector gives source and destination
- * @skb: from softrdma_roce_alloc_skb(), transport headers and payload in
- *
- * Consumes @skb. Return: 0 or a negative errno (the packet is then lost,
- * which the protocol recovers from like any loss).
- */
-int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb)
+/* Push the UDP header in front of the transport part (@tlen bytes). */
+static struct udphdr *softrdma_roce_push_udp(struct softrdma_qp *qp,
+					     struct sk_buff *skb,
+					     unsigned int tlen)
+{
+	struct udphdr *udph = skb_push(skb, sizeof(*udph));
+
+	skb_reset_transport_header(skb);
+	udph->source = htons(qp->net.sport);
+	udph->dest = htons(SOFTRDMA_ROCE_PORT);
+	udph->len = htons(sizeof(*udph) + tlen + SOFTRDMA_ICRC_LEN);
+	udph->check = 0;
+	return udph;
+}
+
+static void softrdma_roce_put_icrc(struct sk_buff *skb, u32 crc)
+{
+	__le32 icrc = cpu_to_le32(crc);
+
+	skb_put_data(skb, &icrc, sizeof(icrc));
+}
+
+static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb)
 {
 	struct softrdma_qp_net *qn = &qp->net;
 	struct net *net = dev_net(qp->sdev->netdev);
@@ -222,8 +333,6 @@ int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb)
 	struct udphdr *udph;
 	struct iphdr *iph;
 	struct rtable *rt;
-	__le32 icrc;
-	u32 crc;
 
 	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt)) {
@@ -232,13 +341,7 @@ int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb)
 	}
 	skb_dst_set(skb, &rt->dst);
 
-	udph = skb_push(skb, sizeof(*udph));
-	skb_reset_transport_header(skb);
-	udph->source = htons(qn->sport);
-	udph->dest = htons(SOFTRDMA_ROCE_PORT);
-	udph->len = htons(sizeof(*udph) + tlen + SOFTRDMA_ICRC_LEN);
-	udph->check = 0;
-
+	udph = softrdma_roce_push_udp(qp, skb, tlen);
 	iph = skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
 	iph->version = 4;
@@ -253,10 +356,8 @@ int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb)
 	iph->daddr = fl4.daddr;
 	iph->check = 0;
 
-	crc = softrdma_icrc(iph, udph, (u8 *)(udph + 1), tlen);
-	icrc = cpu_to_le32(crc);
-	skb_put_data(skb, &icrc, sizeof(icrc));
-
+	softrdma_roce_put_icrc(skb, softrdma_icrc(iph, udph, (u8 *)(udph + 1),
+						  tlen));
 	skb->protocol = htons(ETH_P_IP);
 	skb->ip_summed = CHECKSUM_NONE;
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
@@ -264,17 +365,93 @@ int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb)
 	return ip_local_out(net, NULL, skb);
 }
 
+static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb)
+{
+	struct softrdma_qp_net *qn = &qp->net;
+	struct net *net = dev_net(qp->sdev->netdev);
+	unsigned int tlen = skb->len, ulen;
+	struct flowi6 fl6 = {
+		.daddr = qn->daddr6,
+		.saddr = qn->saddr6,
+		.flowi6_proto = IPPROTO_UDP,
+		.flowi6_oif = qp->sdev->netdev->ifindex,
+	};
+	struct ipv6hdr *ip6h;
+	struct udphdr *udph;
+	struct dst_entry *dst;
+	int ret;
+
+	dst = ip6_route_output(net, NULL, &fl6);
+	if (dst->error) {
+		ret = dst->error;
+		dst_release(dst);
+		kfree_skb(skb);
+		return ret;
+	}
+	skb_dst_set(skb, dst);
+
+	udph = softrdma_roce_push_udp(qp, skb, tlen);
+	ulen = skb->len + SOFTRDMA_ICRC_LEN;
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, qp->attrs.traffic_class,
+		     htonl(qp->attrs.flow_label & 0xfffff));
+	ip6h->payload_len = htons(ulen);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = qp->attrs.hop_limit ? qp->attrs.hop_limit : 64;
+	ip6h->saddr = qn->saddr6;
+	ip6h->daddr = qn->daddr6;
+
+	softrdma_roce_put_icrc(skb, softrdma_icrc6(ip6h, udph,
+						   (u8 *)(udph + 1), tlen));
+	/* UDP over IPv6 carries a checksum; the ICRC does not cover it. */
+	udph->check = csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr, ulen,
+				      IPPROTO_UDP,
+				      skb_checksum(skb,
+						   skb_transport_offset(skb),
+						   ulen, 0));
+	if (!udph->check)
+		udph->check = CSUM_MANGLED_0;
+
+	skb->protocol = htons(ETH_P_IPV6);
+	skb->ip_summed = CHECKSUM_NONE;
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_PKTS);
+	return ip6_local_out(net, NULL, skb);
+}
+
+/**
+ * softrdma_roce_xmit - add UDP/IP headers and the ICRC, send
+ * @qp: the sending QP, whose address vector gives source and destination
+ * @skb: from softrdma_roce_alloc_skb(), transport headers and payload in
+ *
+ * Consumes @skb. Return: 0 or a negative errno (the packet is then lost,
+ * which the protocol recovers from like any loss).
+ */
+int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb)
+{
+	if (qp->net.ipv6)
+		return softrdma_roce_xmit6(qp, skb);
+	return softrdma_roce_xmit4(qp, skb);
+}
+
 /* Check a received packet's ICRC. @skb->data is the BTH; linear. */
 bool softrdma_roce_icrc_ok(struct sk_buff *skb)
 {
 	unsigned int tlen = skb->len - SOFTRDMA_ICRC_LEN;
 	__le32 got;
+	u32 want;
 
-	if (skb->protocol != htons(ETH_P_IP))
+	if (skb->protocol == htons(ETH_P_IP))
+		want = softrdma_icrc(ip_hdr(skb), udp_hdr(skb), skb->data,
+				     tlen);
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		want = softrdma_icrc6(ipv6_hdr(skb), udp_hdr(skb), skb->data,
+				      tlen);
+	else
 		return false;
 	memcpy(&got, skb->data + tlen, sizeof(got));
-	if (le32_to_cpu(got) != softrdma_icrc(ip_hdr(skb), udp_hdr(skb),
-					      skb->data, tlen)) {
+	if (le32_to_cpu(got) != want) {
 		softrdma_roce_count_drop(skb, SOFTRDMA_CNT_RX_ICRC_ERR);
 		return false;
 	}

@@ -10,7 +10,6 @@
  */
 #include <linux/ip.h>
 #include <linux/udp.h>
-#include <linux/inetdevice.h>
 #include <net/ip.h>
 
 #include "softrdma.h"
@@ -1188,10 +1187,7 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 	op = bth->opcode;
 
 	rcu_read_lock();
-	ndev = skb->dev;
-	/* Loopback to our own address arrives on lo: find its owner. */
-	if (ndev->flags & IFF_LOOPBACK)
-		ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
+	ndev = softrdma_roce_rx_netdev(skb);
 	sdev = ndev ? softrdma_roce_dev_by_netdev(ndev) : NULL;
 	if (sdev) {
 		qp = xa_load(&sdev->qps, qpn);

@@ -7,6 +7,7 @@
  */
 #include <kunit/test.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <linux/unaligned.h>
 
@@ -294,6 +295,55 @@ static void icrc_rxe_test(struct kunit *test)
 			icrc_carried(rxe_write0, sizeof(rxe_write0)));
 }
 
+/*
+ * The same over IPv6 (fd00::1 to fd00::2), RC WRITE ONLY of 1 byte, from
+ * the IPv6 header to the ICRC.
+ */
+static const u8 rxe6_write1[] = {
+	0x60, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x11, 0x40, 0xfd, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0xfd, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x02, 0xc1, 0x10, 0x12, 0xb7, 0x00, 0x2c, 0x00, 0x00,
+	0x0a, 0x30, 0xff, 0xff, 0x00, 0x00, 0x00, 0x10, 0x80, 0xff, 0xff, 0xf4,
+	0x00, 0x00, 0x7f, 0x4d, 0x3d, 0x3a, 0x40, 0x10, 0x00, 0x00, 0x02, 0x55,
+	0x00, 0x00, 0x00, 0x01, 0x05, 0x00, 0x00, 0x00, 0x02, 0x33, 0xf9, 0x0d,
+};
+
+#define ICRC6_HDRS	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
+
+static u32 icrc6_of(const u8 *pkt, size_t len)
+{
+	return softrdma_icrc6((const struct ipv6hdr *)pkt,
+			      (const struct udphdr *)(pkt +
+						      sizeof(struct ipv6hdr)),
+			      pkt + ICRC6_HDRS,
+			      len - ICRC6_HDRS - SOFTRDMA_ICRC_LEN);
+}
+
+static void icrc6_rxe_test(struct kunit *test)
+{
+	u8 p[sizeof(rxe6_write1)];
+
+	KUNIT_EXPECT_EQ(test, icrc_carried(rxe6_write1, sizeof(p)),
+			0x0df93302U);
+	KUNIT_EXPECT_EQ(test, icrc6_of(rxe6_write1, sizeof(p)), 0x0df93302U);
+	/* Traffic class, flow label, hop limit, UDP checksum, resv8a. */
+	memcpy(p, rxe6_write1, sizeof(p));
+	p[0] = 0x6f;
+	p[1] = 0x12;
+	p[2] = 0x34;
+	p[3] = 0x56;
+	p[7] = 1;
+	p[46] = 0x12;
+	p[47] = 0x34;
+	p[52] = 0xc0;
+	KUNIT_EXPECT_EQ(test, icrc6_of(p, sizeof(p)), 0x0df93302U);
+	/* The addresses count. */
+	memcpy(p, rxe6_write1, sizeof(p));
+	p[23] ^= 1;
+	KUNIT_EXPECT_NE(test, icrc6_of(p, sizeof(p)), 0x0df93302U);
+}
+
 /* Bytes the ICRC treats as ones: a router may rewrite them. */
 static bool icrc_masked(size_t i)
 {
@@ -338,6 +388,7 @@ static void icrc_sees_every_bit_test(struct kunit *test)
 
 static struct kunit_case softrdma_icrc_cases[] = {
 	KUNIT_CASE(icrc_rxe_test),
+	KUNIT_CASE(icrc6_rxe_test),
 	KUNIT_CASE(icrc_ignores_mutable_test),
 	KUNIT_CASE(icrc_sees_every_bit_test),
 	{}

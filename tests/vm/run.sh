@@ -152,6 +152,7 @@ test_smoke_iwarp() {
 test_qp_roce() {
 	rdma link add sr0 type softroce netdev veth0
 	"$QPTEST" sr0 ::ffff:10.0.0.1 ::ffff:10.0.0.2
+	"$QPTEST" sr0 fd00::1 fd00::2
 }
 
 test_qp_iwarp() {
@@ -328,6 +329,57 @@ test_wire_roce() {
 		-Y '_ws.malformed || _ws.expert.severity >= "Warning"' 2>/dev/null | wc -l)
 	echo "tshark: $n RoCEv2 packets, $bad malformed or flagged"
 	[ "$n" -gt 1000 ] && [ "$bad" = 0 ]
+}
+
+# RoCEv2 over IPv6: the GIDs are the guest's fd00:: addresses.
+test_rc_ipv6() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$RCTEST" sr0 fd00::1 sr1 fd00::2
+	"$RCTEST" sr1 fd00::2 sr0 fd00::1
+	"$ATOMIC" sr0 fd00::1 sr1 fd00::2
+}
+
+# Both QPs on sr0, to its own IPv6 address: the packets come in on lo.
+test_rc_ipv6_loopback() {
+	rdma link add sr0 type softroce netdev veth0
+	"$RCTEST" sr0 fd00::1 sr0 fd00::1
+}
+
+test_interop_rxe_ipv6() {
+	interop_setup
+	trap interop_cleanup EXIT
+	"$RCTEST" rxe0 fd00::1 sr1 fd00::2
+	"$RCTEST" sr1 fd00::2 rxe0 fd00::1
+}
+
+# The IPv6 wire, checked like wire_roce checks IPv4.
+test_wire_roce_ipv6() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	local x0 x1
+	x0=$(gid_index sr0 fd00::1)
+	x1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 fd00::2")
+	# perftest.sh gives both sides the same index.
+	[ -n "$x0" ] && [ "$x0" = "$x1" ]
+	tcpdump -i veth0 -w /tmp/wire6.pcap udp port 4791 2>/dev/null &
+	local cap=$!
+	sleep 1
+	"$RCTEST" sr0 fd00::1 sr1 fd00::2 >/tmp/rc6.log || { cat /tmp/rc6.log; false; }
+	# perftest exchanges over TCP/IPv4; its GIDs (GIDX) are the IPv6 ones.
+	GIDX=$x1 "$PERF" sr1 b sr0 - 10.0.0.2 ib_write_bw -s 65536 -n 20
+	sleep 1
+	kill -INT $cap
+	wait $cap
+	softrdma icrc-check /tmp/wire6.pcap
+	local n v4 bad
+	n=$(tshark -r /tmp/wire6.pcap --only-protocols frame,eth,ipv6,udp,infiniband 2>/dev/null |
+		grep -c 'fd00::[12] .*RRoCE')
+	v4=$(tshark -r /tmp/wire6.pcap -Y ip 2>/dev/null | wc -l)
+	bad=$(tshark -r /tmp/wire6.pcap --only-protocols frame,eth,ipv6,udp,infiniband \
+		-Y '_ws.malformed || _ws.expert.severity >= "Warning"' 2>/dev/null | wc -l)
+	echo "tshark: $n RoCEv2 packets over IPv6, $v4 over IPv4, $bad malformed or flagged"
+	[ "$n" -gt 1000 ] && [ "$v4" = 0 ] && [ "$bad" = 0 ]
 }
 
 test_any_name() {
@@ -748,7 +800,8 @@ rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_re
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
 rc_atomics interop_rxe_atomics rc_srq srq_pingpong rc_sqd \
 perftest_roce perftest_matrix perftest_interop_rxe_server_sr \
-perftest_interop_rxe_client_sr wire_roce any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
+perftest_interop_rxe_client_sr wire_roce rc_ipv6 rc_ipv6_loopback \
+interop_rxe_ipv6 wire_roce_ipv6 any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
 DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_srq rc_loss_short bad_input \

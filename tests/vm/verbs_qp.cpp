@@ -195,6 +195,13 @@ int main(int argc, char **argv)
 		r2.min_rnr_timer = 32;
 		check_errno(ibv_modify_qp(qp, &r2, rtr_mask), EINVAL,
 			    "INIT -> RTR with min_rnr_timer 32 refused");
+		// IPv4 on one end and IPv6 on the other: no such path.
+		r2 = r;
+		const auto *dgid = reinterpret_cast<const in6_addr *>(r.ah_attr.grh.dgid.raw);
+		const bool v4 = IN6_IS_ADDR_V4MAPPED(dgid);
+		inet_pton(AF_INET6, v4 ? "fd00::2" : "::ffff:10.0.0.2", r2.ah_attr.grh.dgid.raw);
+		check_errno(ibv_modify_qp(qp, &r2, rtr_mask), EINVAL,
+			    "INIT -> RTR between an IPv4 and an IPv6 GID refused");
 		check(state_of(qp) == IBV_QPS_INIT, "still INIT");
 		check_errno(ibv_modify_qp(qp, &r, rtr_mask), 0, "INIT -> RTR");
 		ibv_qp_attr g{};
