@@ -423,15 +423,10 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 		return IB_WC_LOC_LEN_ERR;
 	s->len = len;
 sized:
-	if (softrdma_is_rd_atomic(s->wqe.opcode)) {
+	if (softrdma_is_rd_atomic(s->wqe.opcode))
 		qp->req.rd_atomic++;
-		s->npkts = softrdma_is_atomic(s->wqe.opcode) ? 1 :
-			   DIV_ROUND_UP(s->len, mtu);
-	} else {
-		s->npkts = DIV_ROUND_UP(s->len, mtu);
-	}
-	if (!s->npkts)
-		s->npkts = 1;
+	/* An atomic's 8 bytes, like a zero-length message, take one packet. */
+	s->npkts = max_t(u32, DIV_ROUND_UP(s->len, mtu), 1);
 	s->first_psn = qp->req.psn;
 	if (qp->req.comp_idx == idx)
 		qp->req.una_psn = s->first_psn;
