@@ -150,10 +150,11 @@ static void softrdma_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mrs);
 	WARN_ON(!xa_empty(&sdev->qps));
 	xa_destroy(&sdev->qps);
-	softrdma_devlist_del(sdev);
 	if (sdev->roce_net)
 		softrdma_roce_sock_put(sdev->roce_net);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
+	/* Last: module unload waits for it, then takes the sockets away. */
+	softrdma_devlist_del(sdev);
 }
 
 void softrdma_port_event(struct softrdma_dev *sdev, enum ib_event_type type)
