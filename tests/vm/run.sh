@@ -263,7 +263,7 @@ test_perftest_roce() {
 		for size in 2 65536; do
 			for mode in "" --use_old_post_send; do
 				echo "== $t -s $size $mode"
-				"$PERF" sr1 b sr0 - 10.0.0.2 $t -s $size -n 20 -F $mode
+				"$PERF" sr1 b sr0 - 10.0.0.2 $t -s $size -n 20 $mode
 			done
 		done
 	done
@@ -271,19 +271,18 @@ test_perftest_roce() {
 
 # perf_matrix SERVER_DEV SERVER_NS CLIENT_DEV CLIENT_NS SERVER_IP: every
 # perftest program over all its sizes (-a: 2 B to 8 MiB, each size must
-# report), the atomics with both -A kinds. -F: under TCG perftest's CPU
-# clock sampling fails now and then, and without -F the bw tests exit.
+# report), the atomics with both -A kinds (perftest.sh adds -F).
 # Default post mode only: both modes post the same way (see above).
 perf_matrix() {
 	local t a
 	for t in ib_send_lat ib_write_lat ib_read_lat ib_send_bw ib_write_bw ib_read_bw; do
 		echo "== $t -a"
-		"$PERF" "$@" $t -a -n 5 -F
+		"$PERF" "$@" $t -a -n 5
 	done
 	for t in ib_atomic_lat ib_atomic_bw; do
 		for a in FETCH_AND_ADD CMP_AND_SWAP; do
 			echo "== $t -A $a"
-			"$PERF" "$@" $t -A $a -n 20 -F
+			"$PERF" "$@" $t -A $a -n 20
 		done
 	done
 }
