@@ -488,7 +488,7 @@ test_counters() {
 	counter_is sr0 rx_unknown_qp "$noqp"
 	# 4 MiB READs at MTU 1024: 4096 answer packets each, four times what
 	# a veth backlog holds, paced so that none is lost and resent.
-	"$PERF" sr1 b sr0 - 10.0.0.2 ib_read_bw -s 4194304 -n 4 -m 1024 >/dev/null
+	"$PERF" sr1 b sr0 - 10.0.0.2 ib_read_bw -s 4194304 -n 5 -m 1024 >/dev/null
 	counter_is sr0 retransmits 0
 	ip netns exec b rdma statistic show link sr1/1
 	ip netns exec b bash -c "$(declare -f counter counter_is); counter_is sr1 retransmits 0"
