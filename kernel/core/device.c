@@ -179,6 +179,8 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_SEQ_NAKS] = { .name = "seq_naks_sent" },
 	[SOFTRDMA_CNT_RNR_NAKS] = { .name = "rnr_naks_sent" },
 	[SOFTRDMA_CNT_DUPLICATES] = { .name = "duplicate_requests" },
+	[SOFTRDMA_CNT_RX_BACKLOG_DROPS] = { .name = "rx_backlog_drops" },
+	[SOFTRDMA_CNT_ACKS_COALESCED] = { .name = "acks_coalesced" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);

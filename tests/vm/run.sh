@@ -465,7 +465,7 @@ test_counters() {
 	local c noqp
 	for c in tx_packets rx_packets rx_icrc_errors rx_malformed \
 		rx_unknown_qp rx_qp_state_drops retransmits seq_naks_sent \
-		rnr_naks_sent duplicate_requests; do
+		rnr_naks_sent duplicate_requests rx_backlog_drops acks_coalesced; do
 		[ "$(counter sr0 "$c")" = 0 ]
 	done
 	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
@@ -486,6 +486,18 @@ test_counters() {
 	counter_is sr0 rx_icrc_errors 1
 	counter_is sr0 rx_malformed 1
 	counter_is sr0 rx_unknown_qp "$noqp"
+	# 4 MiB READs at MTU 1024: 4096 answer packets each, four times what
+	# a veth backlog holds, paced so that none is lost and resent.
+	"$PERF" sr1 b sr0 - 10.0.0.2 ib_read_bw -s 4194304 -n 5 -m 1024 >/dev/null
+	counter_is sr0 retransmits 0
+	ip netns exec b rdma statistic show link sr1/1
+	ip netns exec b bash -c "$(declare -f counter counter_is); counter_is sr1 retransmits 0"
+	# Requests posted as one list arrive in one receive batch: their ACKs
+	# coalesce.
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --sizes 64 --burst 64 \
+		--burst-size 64 --list --no-err >/dev/null
+	ip netns exec b rdma statistic show link sr1/1
+	[ "$(ip netns exec b bash -c "$(declare -f counter); counter sr1 acks_coalesced")" -gt 0 ]
 }
 
 test_rc_pingpong() {
