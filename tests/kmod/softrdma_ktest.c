@@ -45,10 +45,24 @@ MODULE_PARM_DESC(ip_b, "IPv4 address of the second device's GID");
 	-EIO;								\
 })
 
-#define KT_CHECK(cond, fmt, ...) do {					\
-	if (!(cond))							\
-		return KT_FAIL("%s: " fmt, #cond, ##__VA_ARGS__);	\
-} while (0)
+static __printf(3, 4) bool kt_bad(bool bad, int line, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (!bad)
+		return false;
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err("softrdma_ktest: line %d: %pV\n", line, &vaf);
+	va_end(args);
+	return true;
+}
+
+/* True, after a pr_err naming @cond, if @cond does not hold. */
+#define KT_BAD(cond, fmt, ...) \
+	kt_bad(!(cond), __LINE__, "%s: " fmt, #cond, ##__VA_ARGS__)
 
 struct kt_side {
 	const char *name;
@@ -56,6 +70,7 @@ struct kt_side {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
+	struct ib_srq *srq;		/* receives go here, if set */
 	union ib_gid gid;
 	u8 sgid_index;
 	u8 *buf;
@@ -84,7 +99,8 @@ static void kt_fill(u8 *p, size_t len, u8 seed)
 		p[i] = (u8)(seed * 31 + i * 7 + (i >> 8));
 }
 
-static int kt_setup(struct kt_side *s, const char *name, const char *ip)
+static int kt_setup(struct kt_side *s, const char *name, const char *ip,
+		    bool use_srq)
 {
 	struct ib_cq_init_attr cqa = { .cqe = 256 };
 	struct ib_qp_init_attr qpa = {};
@@ -96,7 +112,8 @@ static int kt_setup(struct kt_side *s, const char *name, const char *ip)
 	if (!s->dev)
 		return KT_FAIL("no RDMA device %s", name);
 	/* softrdma has no DMA device: DMA addresses are kernel VAs. */
-	KT_CHECK(ib_uses_virt_dma(s->dev), "%s", name);
+	if (KT_BAD(ib_uses_virt_dma(s->dev), "%s", name))
+		return -EIO;
 	ipv6_addr_set_v4mapped(in_aton(ip), (struct in6_addr *)s->gid.raw);
 	ga = rdma_find_gid_by_port(s->dev, &s->gid, IB_GID_TYPE_ROCE_UDP_ENCAP,
 				   1, NULL);
@@ -118,6 +135,21 @@ static int kt_setup(struct kt_side *s, const char *name, const char *ip)
 
 		s->cq = NULL;
 		return KT_FAIL("%s: ib_create_cq: %d", name, ret);
+	}
+	if (use_srq) {
+		struct ib_srq_init_attr sa = {
+			.srq_type = IB_SRQT_BASIC,
+			.attr = { .max_wr = 32, .max_sge = 4 },
+		};
+
+		s->srq = ib_create_srq(s->pd, &sa);
+		if (IS_ERR(s->srq)) {
+			int ret = PTR_ERR(s->srq);
+
+			s->srq = NULL;
+			return KT_FAIL("%s: ib_create_srq: %d", name, ret);
+		}
+		qpa.srq = s->srq;
 	}
 	qpa.send_cq = s->cq;
 	qpa.recv_cq = s->cq;
@@ -141,7 +173,8 @@ static int kt_setup(struct kt_side *s, const char *name, const char *ip)
 	if (ib_dma_mapping_error(s->dev, s->dma))
 		return KT_FAIL("%s: ib_dma_map_single failed", name);
 	s->mapped = true;
-	KT_CHECK(s->dma == (uintptr_t)s->buf, "%s: %llx", name, s->dma);
+	if (KT_BAD(s->dma == (uintptr_t)s->buf, "%s: %llx", name, s->dma))
+		return -EIO;
 	return 0;
 }
 
@@ -149,6 +182,8 @@ static void kt_teardown(struct kt_side *s)
 {
 	if (s->qp)
 		ib_destroy_qp(s->qp);
+	if (s->srq)
+		ib_destroy_srq(s->srq);
 	if (s->cq)
 		ib_destroy_cq(s->cq);
 	if (s->mapped)
@@ -234,7 +269,7 @@ static int kt_expect(struct kt_side *s, u64 wr_id, enum ib_wc_status status,
 		return ret;
 	if (wc->wr_id != wr_id || wc->status != status ||
 	    (status == IB_WC_SUCCESS && wc->opcode != opcode))
-		return KT_FAIL("%s: got wr_id %llu status %d (%s) opcode %d, want wr_id %llu status %d (%s) opcode %d",
+		return KT_FAIL("%s: got wr_id %llu status %d (%s) opcode %d, want %llu %d (%s) %d",
 			       s->name, wc->wr_id, wc->status,
 			       ib_wc_status_msg(wc->status), wc->opcode,
 			       wr_id, status, ib_wc_status_msg(status),
@@ -266,7 +301,12 @@ static int kt_post_recv(struct kt_side *s, u64 wr_id, struct ib_sge *sge,
 	struct ib_recv_wr wr = {
 		.wr_id = wr_id, .sg_list = sge, .num_sge = nsge,
 	};
-	int ret = ib_post_recv(s->qp, &wr, &bad);
+	int ret;
+
+	if (s->srq)
+		ret = ib_post_srq_recv(s->srq, &wr, &bad);
+	else
+		ret = ib_post_recv(s->qp, &wr, &bad);
 
 	return ret ? KT_FAIL("%s: post_recv: %d", s->name, ret) : 0;
 }
@@ -318,7 +358,8 @@ static int kt_test_send(void)
 	/* Nothing completed yet: no missed event to report. */
 	ret = ib_req_notify_cq(kt_b.cq, IB_CQ_NEXT_COMP |
 			       IB_CQ_REPORT_MISSED_EVENTS);
-	KT_CHECK(ret == 0, "req_notify_cq returned %d", ret);
+	if (KT_BAD(ret == 0, "req_notify_cq returned %d", ret))
+		return -EIO;
 	ret = kt_post_send(&kt_a, &wr);
 	if (ret)
 		return ret;
@@ -328,9 +369,11 @@ static int kt_test_send(void)
 	ret = kt_expect(&kt_b, 100, IB_WC_SUCCESS, IB_WC_RECV, &wc);
 	if (ret)
 		return ret;
-	KT_CHECK(wc.byte_len == 100, "%u", wc.byte_len);
-	KT_CHECK(!(wc.wc_flags & (IB_WC_WITH_IMM | IB_WC_WITH_INVALIDATE)),
-		 "%#x", wc.wc_flags);
+	if (KT_BAD(wc.byte_len == 100, "%u", wc.byte_len))
+		return -EIO;
+	if (KT_BAD(!(wc.wc_flags & (IB_WC_WITH_IMM | IB_WC_WITH_INVALIDATE)),
+		   "%#x", wc.wc_flags))
+		return -EIO;
 	ret = kt_cmp(kt_b.buf, kt_a.buf, 100, "SEND data");
 	if (!ret)
 		ret = kt_expect(&kt_a, 1, IB_WC_SUCCESS, IB_WC_SEND, &wc);
@@ -356,7 +399,8 @@ static int kt_test_send_imm(void)
 	memset(kt_b.buf, 0, 4096);
 	reinit_completion(&kt_b.notified);
 	ret = ib_req_notify_cq(kt_b.cq, IB_CQ_SOLICITED);
-	KT_CHECK(ret == 0, "req_notify_cq returned %d", ret);
+	if (KT_BAD(ret == 0, "req_notify_cq returned %d", ret))
+		return -EIO;
 	ret = kt_post_send(&kt_a, &wr);
 	if (ret)
 		return ret;
@@ -366,14 +410,55 @@ static int kt_test_send_imm(void)
 	ret = kt_expect(&kt_b, 101, IB_WC_SUCCESS, IB_WC_RECV, &wc);
 	if (ret)
 		return ret;
-	KT_CHECK(wc.byte_len == 200, "%u", wc.byte_len);
-	KT_CHECK(wc.wc_flags & IB_WC_WITH_IMM, "%#x", wc.wc_flags);
-	KT_CHECK(wc.ex.imm_data == cpu_to_be32(0x12345678), "%#x",
-		 be32_to_cpu(wc.ex.imm_data));
+	if (KT_BAD(wc.byte_len == 200, "%u", wc.byte_len))
+		return -EIO;
+	if (KT_BAD(wc.wc_flags & IB_WC_WITH_IMM, "%#x", wc.wc_flags))
+		return -EIO;
+	if (KT_BAD(wc.ex.imm_data == cpu_to_be32(0x12345678), "%#x",
+		   be32_to_cpu(wc.ex.imm_data)))
+		return -EIO;
 	ret = kt_cmp(kt_b.buf, kt_a.buf, 200, "SEND_WITH_IMM data");
 	if (ret)
 		return ret;
 	return kt_expect(&kt_a, 2, IB_WC_SUCCESS, IB_WC_SEND, &wc);
+}
+
+/*
+ * A SEND from B to A's receive queue, posted with IRQs off (the doorbell
+ * then goes through the work item).
+ */
+static int kt_test_reverse_send(void)
+{
+	struct ib_sge rsge = kt_sge(&kt_a, 57344, 4096);
+	struct ib_sge ssge = kt_sge(&kt_b, 57344, 1300);
+	struct ib_send_wr wr = {
+		.wr_id = 20, .opcode = IB_WR_SEND, .sg_list = &ssge,
+		.num_sge = 1, .send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad;
+	unsigned long flags;
+	struct ib_wc wc;
+	int ret;
+
+	kt_fill(kt_b.buf + 57344, 1300, 20);
+	ret = kt_post_recv(&kt_a, 120, &rsge, 1);
+	if (ret)
+		return ret;
+	local_irq_save(flags);
+	ret = ib_post_send(kt_b.qp, &wr, &bad);
+	local_irq_restore(flags);
+	if (ret)
+		return KT_FAIL("post_send with IRQs off: %d", ret);
+	ret = kt_expect(&kt_a, 120, IB_WC_SUCCESS, IB_WC_RECV, &wc);
+	if (ret)
+		return ret;
+	if (KT_BAD(wc.byte_len == 1300, "%u", wc.byte_len))
+		return -EIO;
+	ret = kt_cmp(kt_a.buf + 57344, kt_b.buf + 57344, 1300,
+		     "reverse SEND data");
+	if (!ret)
+		ret = kt_expect(&kt_b, 20, IB_WC_SUCCESS, IB_WC_SEND, &wc);
+	return ret;
 }
 
 /* RDMA WRITE of several packets through B's global rkey. */
@@ -393,7 +478,8 @@ static int kt_test_write(void)
 	reinit_completion(&kt_a.notified);
 	ret = ib_req_notify_cq(kt_a.cq, IB_CQ_NEXT_COMP |
 			       IB_CQ_REPORT_MISSED_EVENTS);
-	KT_CHECK(ret == 0, "req_notify_cq returned %d", ret);
+	if (KT_BAD(ret == 0, "req_notify_cq returned %d", ret))
+		return -EIO;
 	ret = kt_post_send(&kt_a, &wr.wr);
 	if (ret)
 		return ret;
@@ -403,7 +489,8 @@ static int kt_test_write(void)
 	/* Armed again with a completion not polled yet: it is reported. */
 	ret = ib_req_notify_cq(kt_a.cq, IB_CQ_NEXT_COMP |
 			       IB_CQ_REPORT_MISSED_EVENTS);
-	KT_CHECK(ret > 0, "req_notify_cq returned %d", ret);
+	if (KT_BAD(ret > 0, "req_notify_cq returned %d", ret))
+		return -EIO;
 	ret = kt_expect(&kt_a, 3, IB_WC_SUCCESS, IB_WC_RDMA_WRITE, &wc);
 	if (ret)
 		return ret;
@@ -436,10 +523,13 @@ static int kt_test_write_imm(void)
 			&wc);
 	if (ret)
 		return ret;
-	KT_CHECK(wc.byte_len == 500, "%u", wc.byte_len);
-	KT_CHECK(wc.wc_flags & IB_WC_WITH_IMM, "%#x", wc.wc_flags);
-	KT_CHECK(wc.ex.imm_data == cpu_to_be32(0xcafe0004), "%#x",
-		 be32_to_cpu(wc.ex.imm_data));
+	if (KT_BAD(wc.byte_len == 500, "%u", wc.byte_len))
+		return -EIO;
+	if (KT_BAD(wc.wc_flags & IB_WC_WITH_IMM, "%#x", wc.wc_flags))
+		return -EIO;
+	if (KT_BAD(wc.ex.imm_data == cpu_to_be32(0xcafe0004), "%#x",
+		   be32_to_cpu(wc.ex.imm_data)))
+		return -EIO;
 	ret = kt_cmp(kt_b.buf + 12288, kt_a.buf + 12288, 500,
 		     "WRITE_WITH_IMM data");
 	if (ret)
@@ -467,7 +557,8 @@ static int kt_test_read(void)
 	ret = kt_expect(&kt_a, 5, IB_WC_SUCCESS, IB_WC_RDMA_READ, &wc);
 	if (ret)
 		return ret;
-	KT_CHECK(wc.byte_len == 2500, "%u", wc.byte_len);
+	if (KT_BAD(wc.byte_len == 2500, "%u", wc.byte_len))
+		return -EIO;
 	return kt_cmp(kt_a.buf + 20480, kt_b.buf + 16384, 2500, "READ data");
 }
 
@@ -586,13 +677,16 @@ static int kt_test_frmr_write(void)
 	}
 	sg_init_one(&kt_fr_sg, kt_b.buf + KT_FR_OFF, KT_FR_LEN);
 	n = ib_dma_map_sg(kt_b.dev, &kt_fr_sg, 1, DMA_BIDIRECTIONAL);
-	KT_CHECK(n == 1, "ib_dma_map_sg: %d", n);
+	if (KT_BAD(n == 1, "ib_dma_map_sg: %d", n))
+		return -EIO;
 	kt_fr_sg_mapped = true;
 	n = ib_map_mr_sg(kt_fr, &kt_fr_sg, 1, NULL, PAGE_SIZE);
-	KT_CHECK(n == 1, "ib_map_mr_sg: %d", n);
-	KT_CHECK(kt_fr->iova == (uintptr_t)(kt_b.buf + KT_FR_OFF) &&
-		 kt_fr->length == KT_FR_LEN, "iova %llx length %llu",
-		 kt_fr->iova, kt_fr->length);
+	if (KT_BAD(n == 1, "ib_map_mr_sg: %d", n))
+		return -EIO;
+	if (KT_BAD(kt_fr->iova == (uintptr_t)(kt_b.buf + KT_FR_OFF) &&
+		   kt_fr->length == KT_FR_LEN, "iova %llx length %llu",
+		   kt_fr->iova, kt_fr->length))
+		return -EIO;
 	ret = kt_reg_fr(80);
 	if (ret)
 		return ret;
@@ -636,10 +730,12 @@ static int kt_atomic(u64 wr_id, enum ib_wr_opcode op, u64 compare_add,
 			IB_WC_FETCH_ADD, &wc);
 	if (ret)
 		return ret;
-	KT_CHECK(*local == want_orig, "orig %llu, want %llu", *local,
-		 want_orig);
-	KT_CHECK(READ_ONCE(*remote) == want_after, "now %llu, want %llu",
-		 *remote, want_after);
+	if (KT_BAD(*local == want_orig, "orig %llu, want %llu", *local,
+		   want_orig))
+		return -EIO;
+	if (KT_BAD(READ_ONCE(*remote) == want_after, "now %llu, want %llu",
+		   *remote, want_after))
+		return -EIO;
 	return 0;
 }
 
@@ -710,10 +806,13 @@ static int kt_test_send_inv(void)
 		ret = kt_expect(&kt_b, 110, IB_WC_SUCCESS, IB_WC_RECV, &wc);
 	if (ret)
 		return ret;
-	KT_CHECK(wc.byte_len == 64, "%u", wc.byte_len);
-	KT_CHECK(wc.wc_flags & IB_WC_WITH_INVALIDATE, "%#x", wc.wc_flags);
-	KT_CHECK(wc.ex.invalidate_rkey == kt_fr->rkey, "%#x, want %#x",
-		 wc.ex.invalidate_rkey, kt_fr->rkey);
+	if (KT_BAD(wc.byte_len == 64, "%u", wc.byte_len))
+		return -EIO;
+	if (KT_BAD(wc.wc_flags & IB_WC_WITH_INVALIDATE, "%#x", wc.wc_flags))
+		return -EIO;
+	if (KT_BAD(wc.ex.invalidate_rkey == kt_fr->rkey, "%#x, want %#x",
+		   wc.ex.invalidate_rkey, kt_fr->rkey))
+		return -EIO;
 	ret = kt_cmp(kt_b.buf, kt_a.buf, 64, "SEND_WITH_INV data");
 	if (!ret)
 		ret = kt_expect(&kt_a, 10, IB_WC_SUCCESS, IB_WC_SEND, &wc);
@@ -727,8 +826,9 @@ static int kt_test_send_inv(void)
 	ret = kt_expect(&kt_a, 11, IB_WC_REM_ACCESS_ERR, 0, &wc);
 	if (ret)
 		return ret;
-	KT_CHECK(memchr_inv(target, 0x5a, 64) == NULL,
-		 "a WRITE through an invalidated rkey changed memory");
+	if (KT_BAD(!memchr_inv(target, 0x5a, 64),
+		   "a WRITE through an invalidated rkey changed memory"))
+		return -EIO;
 	return 0;
 }
 
@@ -747,8 +847,9 @@ static int kt_test_flush(void)
 
 	/* A's QP went to ERR with the access error. */
 	ret = ib_query_qp(kt_a.qp, &attr, IB_QP_STATE, &init);
-	KT_CHECK(!ret && attr.qp_state == IB_QPS_ERR, "%d state %d", ret,
-		 attr.qp_state);
+	if (KT_BAD(!ret && attr.qp_state == IB_QPS_ERR, "%d state %d", ret,
+		   attr.qp_state))
+		return -EIO;
 	ret = kt_post_send(&kt_a, &wr);
 	if (!ret)
 		ret = kt_expect(&kt_a, 12, IB_WC_WR_FLUSH_ERR, 0, &wc);
@@ -762,7 +863,8 @@ static int kt_test_flush(void)
 	/* And B's, moved there by ib_modify_qp. */
 	attr.qp_state = IB_QPS_ERR;
 	ret = ib_modify_qp(kt_b.qp, &attr, IB_QP_STATE);
-	KT_CHECK(ret == 0, "to ERR: %d", ret);
+	if (KT_BAD(ret == 0, "to ERR: %d", ret))
+		return -EIO;
 	sge = kt_sge(&kt_b, 0, 64);
 	wr.wr_id = 13;
 	ret = kt_post_send(&kt_b, &wr);
@@ -783,6 +885,7 @@ static int kt_run(void)
 	} tests[] = {
 		{ "send", kt_test_send },
 		{ "send_imm", kt_test_send_imm },
+		{ "reverse_send", kt_test_reverse_send },
 		{ "write", kt_test_write },
 		{ "write_imm", kt_test_write_imm },
 		{ "read", kt_test_read },
@@ -796,9 +899,9 @@ static int kt_run(void)
 	};
 	int i, ret;
 
-	ret = kt_setup(&kt_a, dev_a, ip_a);
-	if (!ret)
-		ret = kt_setup(&kt_b, dev_b, ip_b);
+	ret = kt_setup(&kt_a, dev_a, ip_a, false);
+	if (!ret)	/* B receives through an SRQ, A through its RQ */
+		ret = kt_setup(&kt_b, dev_b, ip_b, true);
 	if (!ret)
 		ret = kt_connect(&kt_a, &kt_b);
 	if (!ret)
