@@ -138,6 +138,7 @@ static void softrdma_cqe_to_wc(const struct softrdma_cqe *cqe,
 	wc->sl = cqe->sl;
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 	wc->network_hdr_type = cqe->network_hdr_type;
+	wc->port_num = 1;
 	if (cqe->flags & SOFTRDMA_CQE_WITH_IMM) {
 		wc->wc_flags |= IB_WC_WITH_IMM;
 		wc->ex.imm_data = (__force __be32)cqe->imm_data;
@@ -221,8 +222,10 @@ int softrdma_cq_post(struct softrdma_cq *cq, const struct softrdma_cqe *cqe,
 	memcpy(softrdma_ring_slot(ring, prod), cqe, sizeof(*cqe));
 	/* Release: the consumer sees the CQE before the new index. */
 	smp_store_release(&hdr->producer, prod + 1);
+	/* A solicited arming also fires on a completion in error. */
 	if (cq->notify == IB_CQ_NEXT_COMP ||
-	    (cq->notify == IB_CQ_SOLICITED && solicited)) {
+	    (cq->notify == IB_CQ_SOLICITED &&
+	     (solicited || cqe->status != IB_WC_SUCCESS))) {
 		cq->notify = 0;
 		notify = true;
 	}

@@ -69,6 +69,7 @@ struct kt_side {
 	struct ib_device *dev;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
+	bool cq_alloced;		/* ib_alloc_cq(), completions by wr_cqe */
 	struct ib_qp *qp;
 	struct ib_srq *srq;		/* receives go here, if set */
 	union ib_gid gid;
@@ -100,7 +101,7 @@ static void kt_fill(u8 *p, size_t len, u8 seed)
 }
 
 static int kt_setup(struct kt_side *s, const char *name, const char *ip,
-		    bool use_srq)
+		    bool use_srq, bool alloc_cq)
 {
 	struct ib_cq_init_attr cqa = { .cqe = 256 };
 	struct ib_qp_init_attr qpa = {};
@@ -129,7 +130,11 @@ static int kt_setup(struct kt_side *s, const char *name, const char *ip,
 		s->pd = NULL;
 		return KT_FAIL("%s: ib_alloc_pd: %d", name, ret);
 	}
-	s->cq = ib_create_cq(s->dev, kt_comp, NULL, s, &cqa);
+	if (alloc_cq)
+		s->cq = ib_alloc_cq(s->dev, s, 64, 0, IB_POLL_WORKQUEUE);
+	else
+		s->cq = ib_create_cq(s->dev, kt_comp, NULL, s, &cqa);
+	s->cq_alloced = alloc_cq && !IS_ERR(s->cq);
 	if (IS_ERR(s->cq)) {
 		int ret = PTR_ERR(s->cq);
 
@@ -184,7 +189,9 @@ static void kt_teardown(struct kt_side *s)
 		ib_destroy_qp(s->qp);
 	if (s->srq)
 		ib_destroy_srq(s->srq);
-	if (s->cq)
+	if (s->cq && s->cq_alloced)
+		ib_free_cq(s->cq);
+	else if (s->cq)
 		ib_destroy_cq(s->cq);
 	if (s->mapped)
 		ib_dma_unmap_single(s->dev, s->dma, KT_BUF, DMA_BIDIRECTIONAL);
@@ -877,6 +884,94 @@ static int kt_test_flush(void)
 	return ret;
 }
 
+struct kt_cqe {
+	struct ib_cqe cqe;
+	struct completion done;
+	struct ib_wc wc;
+};
+
+static void kt_cqe_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kt_cqe *c = container_of(wc->wr_cqe, struct kt_cqe, cqe);
+
+	c->wc = *wc;
+	complete(&c->done);
+}
+
+static int kt_cqe_wait(struct kt_cqe *c, enum ib_wc_status status,
+		       const char *what)
+{
+	if (!wait_for_completion_timeout(&c->done,
+					 msecs_to_jiffies(KT_TIMEOUT_MS)))
+		return KT_FAIL("%s: no completion", what);
+	if (c->wc.status != status)
+		return KT_FAIL("%s: status %d (%s), want %d", what,
+			       c->wc.status, ib_wc_status_msg(c->wc.status),
+			       status);
+	return 0;
+}
+
+/*
+ * The way most kernel ULPs work: CQs from ib_alloc_cq() polled by the
+ * core's workqueue, completions by wr_cqe, and ib_drain_qp() (which flushes
+ * a marker posted to the QP in the error state) before destruction.
+ */
+static int kt_test_pooled_cq_and_drain(void)
+{
+	struct kt_side c = {}, d = {};
+	struct kt_cqe sc = { .cqe.done = kt_cqe_done };
+	struct kt_cqe rc = { .cqe.done = kt_cqe_done };
+	struct ib_sge ssge, rsge;
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND, .sg_list = &ssge, .num_sge = 1,
+		.send_flags = IB_SEND_SIGNALED, .wr_cqe = &sc.cqe,
+	};
+	struct ib_recv_wr rwr = {
+		.sg_list = &rsge, .num_sge = 1, .wr_cqe = &rc.cqe,
+	};
+	const struct ib_recv_wr *rbad;
+	const struct ib_send_wr *bad;
+	int ret;
+
+	init_completion(&sc.done);
+	init_completion(&rc.done);
+	ret = kt_setup(&c, dev_a, ip_a, false, true);
+	if (!ret)
+		ret = kt_setup(&d, dev_b, ip_b, false, true);
+	if (!ret)
+		ret = kt_connect(&c, &d);
+	if (!ret)
+		ret = kt_connect(&d, &c);
+	if (ret)
+		goto out;
+	ssge = kt_sge(&c, 0, 2048);
+	rsge = kt_sge(&d, 0, 4096);
+	kt_fill(c.buf, 2048, 30);
+	ret = ib_post_recv(d.qp, &rwr, &rbad);
+	if (!ret)
+		ret = ib_post_send(c.qp, &wr, &bad);
+	if (ret) {
+		ret = KT_FAIL("post: %d", ret);
+		goto out;
+	}
+	ret = kt_cqe_wait(&rc, IB_WC_SUCCESS, "pooled CQ receive");
+	if (!ret)
+		ret = kt_cqe_wait(&sc, IB_WC_SUCCESS, "pooled CQ send");
+	if (!ret && rc.wc.byte_len != 2048)
+		ret = KT_FAIL("byte_len %u", rc.wc.byte_len);
+	if (!ret)
+		ret = kt_cmp(d.buf, c.buf, 2048, "pooled CQ SEND data");
+	if (ret)
+		goto out;
+	/* Returns once the markers have flushed: it would hang otherwise. */
+	ib_drain_qp(c.qp);
+	ib_drain_qp(d.qp);
+out:
+	kt_teardown(&c);
+	kt_teardown(&d);
+	return ret;
+}
+
 static int kt_run(void)
 {
 	static const struct {
@@ -896,12 +991,13 @@ static int kt_run(void)
 		{ "local_inv", kt_test_local_inv },
 		{ "send_inv", kt_test_send_inv },
 		{ "flush", kt_test_flush },
+		{ "pooled_cq_and_drain", kt_test_pooled_cq_and_drain },
 	};
 	int i, ret;
 
-	ret = kt_setup(&kt_a, dev_a, ip_a, false);
+	ret = kt_setup(&kt_a, dev_a, ip_a, false, false);
 	if (!ret)	/* B receives through an SRQ, A through its RQ */
-		ret = kt_setup(&kt_b, dev_b, ip_b, true);
+		ret = kt_setup(&kt_b, dev_b, ip_b, true, false);
 	if (!ret)
 		ret = kt_connect(&kt_a, &kt_b);
 	if (!ret)
