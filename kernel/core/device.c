@@ -151,10 +151,11 @@ static void softrdma_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mrs);
 	WARN_ON(!xa_empty(&sdev->qps));
 	xa_destroy(&sdev->qps);
-	softrdma_devlist_del(sdev);
 	if (sdev->roce_net)
 		softrdma_roce_sock_put(sdev->roce_net);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
+	/* Last: module unload waits for it, then takes the sockets away. */
+	softrdma_devlist_del(sdev);
 }
 
 void softrdma_port_event(struct softrdma_dev *sdev, enum ib_event_type type)
@@ -179,6 +180,8 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_SEQ_NAKS] = { .name = "seq_naks_sent" },
 	[SOFTRDMA_CNT_RNR_NAKS] = { .name = "rnr_naks_sent" },
 	[SOFTRDMA_CNT_DUPLICATES] = { .name = "duplicate_requests" },
+	[SOFTRDMA_CNT_RX_BACKLOG_DROPS] = { .name = "rx_backlog_drops" },
+	[SOFTRDMA_CNT_ACKS_COALESCED] = { .name = "acks_coalesced" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);

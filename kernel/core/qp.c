@@ -462,6 +462,8 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		softrdma_sqd_check(qp);
 	else if (next == IB_QPS_RTS && cur == IB_QPS_SQD)
 		softrdma_req_run(qp);	/* what was posted while drained */
+	if (next == IB_QPS_RESET || next == IB_QPS_ERR)
+		softrdma_resp_stop(qp);
 	if (next == IB_QPS_RESET) {
 		softrdma_qp_reset_rings(qp);
 		softrdma_ring_clear_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);

@@ -5,7 +5,9 @@
 #ifndef SOFTRDMA_H
 #define SOFTRDMA_H
 
+#include <linux/interrupt.h>
 #include <linux/netdevice.h>
+#include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -44,6 +46,8 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_SEQ_NAKS,
 	SOFTRDMA_CNT_RNR_NAKS,
 	SOFTRDMA_CNT_DUPLICATES,
+	SOFTRDMA_CNT_RX_BACKLOG_DROPS,
+	SOFTRDMA_CNT_ACKS_COALESCED,
 	SOFTRDMA_NUM_COUNTERS
 };
 
@@ -188,6 +192,22 @@ struct softrdma_qp {
 		u32 wrkey;
 		u32 wlen;
 		u32 woff;
+		/*
+		 * Paced output (rc.c): a long READ answer goes out a batch
+		 * per tasklet run, requests that arrive meanwhile wait in
+		 * backlog, and ACKs asked for in one receive batch leave
+		 * as one.
+		 */
+		struct tasklet_struct tasklet;
+		struct sk_buff_head backlog;
+		struct softrdma_mr *rd_mr;	/* the READ being answered */
+		u64 rd_va;
+		u32 rd_len;
+		u32 rd_psn;
+		u32 rd_sent;			/* its packets sent */
+		u32 ack_psn;
+		bool rd_active;
+		bool ack_pending;
 	} resp;
 	struct softrdma_qp_attrs attrs;
 	struct list_head poll_node;	/* on the poller's list */
@@ -436,6 +456,7 @@ void softrdma_roce_rcv(struct sk_buff *skb);
 void softrdma_req_run(struct softrdma_qp *qp);
 bool softrdma_req_pending(struct softrdma_qp *qp);
 void softrdma_sqd_check(struct softrdma_qp *qp);
+void softrdma_resp_stop(struct softrdma_qp *qp);
 int softrdma_rc_qp_init(struct softrdma_qp *qp);
 void softrdma_rc_qp_cleanup(struct softrdma_qp *qp);
 void softrdma_qp_put(struct softrdma_qp *qp);

@@ -149,14 +149,17 @@ out:
 	return ret;
 }
 
+/* Close @sn's sockets; sn->lock held. */
 static void softrdma_roce_sock_release(struct softrdma_net *sn)
 {
-	if (sn->sock4)
-		udp_tunnel_sock_release(sn->sock4);
-	if (sn->sock6)
-		udp_tunnel_sock_release(sn->sock6);
+	struct socket *sock4 = sn->sock4, *sock6 = sn->sock6;
+
 	sn->sock4 = NULL;
 	sn->sock6 = NULL;
+	if (sock4)
+		udp_tunnel_sock_release(sock4);
+	if (sock6)
+		udp_tunnel_sock_release(sock6);
 }
 
 void softrdma_roce_sock_put(struct net *net)
@@ -182,7 +185,10 @@ static void __net_exit softrdma_net_exit(struct net *net)
 	struct softrdma_net *sn = net_generic(net, softrdma_net_id);
 
 	/* Devices here were unregistered with their netdevs. */
+	mutex_lock(&sn->lock);
 	softrdma_roce_sock_release(sn);
+	mutex_unlock(&sn->lock);
+	mutex_destroy(&sn->lock);
 }
 
 static struct pernet_operations softrdma_net_ops = {

@@ -25,6 +25,15 @@
 #define SOFTRDMA_REQ_WINDOW	256
 #define SOFTRDMA_REQ_ACK_EVERY	64
 
+/*
+ * The responder sends a long READ answer SOFTRDMA_RESP_BATCH packets at a
+ * time, one batch per run of its tasklet, so that the receive path (of the
+ * peer, or of this very host) runs between batches. Requests that arrive
+ * meanwhile wait, in order, up to SOFTRDMA_RESP_BACKLOG of them.
+ */
+#define SOFTRDMA_RESP_BATCH	64
+#define SOFTRDMA_RESP_BACKLOG	4096
+
 static u32 softrdma_mtu(struct softrdma_qp *qp)
 {
 	return ib_mtu_enum_to_int(qp->attrs.path_mtu);
@@ -97,6 +106,7 @@ static void softrdma_qp_fail(struct softrdma_qp *qp)
 	qp->req.rd_atomic = 0;
 	qp->req.rnr_wait = false;
 	qp->resp.in_recv = false;
+	softrdma_resp_stop(qp);
 }
 
 static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
@@ -780,8 +790,8 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	}
 }
 
-/* Send an ACK (or NAK, per @synd) for @psn. */
-static void softrdma_resp_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
+/* Send an ACK (or NAK, per @synd) for @psn, now. */
+static void softrdma_resp_send_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
 {
 	struct softrdma_aeth *aeth;
 	struct sk_buff *skb;
@@ -796,6 +806,39 @@ static void softrdma_resp_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
 	softrdma_roce_xmit(qp, skb);
 }
 
+/* Send the ACK requests of the last receive batch asked for, if due. */
+static void softrdma_resp_flush_ack(struct softrdma_qp *qp)
+{
+	if (!qp->resp.ack_pending)
+		return;
+	qp->resp.ack_pending = false;
+	softrdma_resp_send_ack(qp, qp->resp.ack_psn,
+			       SOFTRDMA_AETH_ACK_NO_CREDIT);
+}
+
+/* Send an ACK or NAK for @psn after the ACK still due: PSNs go in order. */
+static void softrdma_resp_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
+{
+	softrdma_resp_flush_ack(qp);
+	softrdma_resp_send_ack(qp, psn, synd);
+}
+
+/*
+ * Acknowledge @psn once this receive batch is through (ACK coalescing): the
+ * tasklet runs after the softirq that delivers the batch, and one ACK then
+ * covers every request the batch held.
+ */
+static void softrdma_resp_ack_later(struct softrdma_qp *qp, u32 psn)
+{
+	qp->resp.ack_psn = psn;
+	if (qp->resp.ack_pending) {
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_ACKS_COALESCED);
+		return;
+	}
+	qp->resp.ack_pending = true;
+	tasklet_schedule(&qp->resp.tasklet);
+}
+
 /* Send an atomic acknowledge of @psn carrying @orig. */
 static void softrdma_resp_atomic_ack(struct softrdma_qp *qp, u32 psn, u64 orig)
 {
@@ -803,6 +846,7 @@ static void softrdma_resp_atomic_ack(struct softrdma_qp *qp, u32 psn, u64 orig)
 	struct softrdma_aeth *aeth;
 	struct sk_buff *skb;
 
+	softrdma_resp_flush_ack(qp);
 	skb = softrdma_roce_alloc_skb(qp, SOFTRDMA_BTH_LEN + SOFTRDMA_AETH_LEN +
 				      SOFTRDMA_ATOMIC_ACK_ETH_LEN);
 	if (!skb)
@@ -853,6 +897,7 @@ static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 	res->psn = psn;
 	res->orig = orig;
 	res->valid = true;
+	softrdma_resp_flush_ack(qp);
 	qp->resp.msn++;
 	softrdma_resp_atomic_ack(qp, psn, orig);
 	return 0;
@@ -874,14 +919,18 @@ static void softrdma_resp_reatomic(struct softrdma_qp *qp, u32 psn)
 	/* Too old to remember: the requester gave up on it long ago. */
 }
 
-/* Answer an RDMA READ request: @len bytes at @va, from @psn on. */
-static void softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_mr *mr,
-			       u64 va, u32 len, u32 psn)
+/*
+ * Send the next batch of the READ answer in progress; at its end, let go of
+ * its MR. An answer cut short (no memory for a packet) ends there: the
+ * requester asks again for what it misses.
+ */
+static void softrdma_resp_read_more(struct softrdma_qp *qp)
 {
-	u32 mtu = softrdma_mtu(qp);
-	u32 npkts = len ? DIV_ROUND_UP(len, mtu) : 1, i;
+	u32 mtu = softrdma_mtu(qp), len = qp->resp.rd_len;
+	u32 npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
+	u32 end = min(npkts, qp->resp.rd_sent + SOFTRDMA_RESP_BATCH), i;
 
-	for (i = 0; i < npkts; i++) {
+	for (i = qp->resp.rd_sent; i < end; i++) {
 		u32 paylen = min(len - i * mtu, mtu), pad = -paylen & 3;
 		bool first = i == 0, last = i + 1 == npkts;
 		bool aeth = first || last;
@@ -891,12 +940,14 @@ static void softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_mr *mr,
 		struct sk_buff *skb;
 
 		skb = softrdma_roce_alloc_skb(qp, hlen + paylen + pad);
-		if (!skb)
-			return;
+		if (!skb) {
+			end = npkts;
+			break;
+		}
 		softrdma_bth_fill((struct softrdma_bth *)skb->data, op,
 				  pad << SOFTRDMA_BTH_PAD_SHIFT,
 				  qp->attrs.dest_qp_num,
-				  softrdma_psn_add(psn, i), false);
+				  softrdma_psn_add(qp->resp.rd_psn, i), false);
 		if (aeth) {
 			struct softrdma_aeth *a = (struct softrdma_aeth *)
 				(skb->data + SOFTRDMA_BTH_LEN);
@@ -905,11 +956,39 @@ static void softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_mr *mr,
 					(qp->resp.msn & SOFTRDMA_PSN_MASK));
 		}
 		if (paylen)
-			softrdma_mr_copy(mr, va + i * mtu, skb->data + hlen,
-					 paylen, false);
+			softrdma_mr_copy(qp->resp.rd_mr,
+					 qp->resp.rd_va + (u64)i * mtu,
+					 skb->data + hlen, paylen, false);
 		memset(skb->data + hlen + paylen, 0, pad);
 		softrdma_roce_xmit(qp, skb);
 	}
+	qp->resp.rd_sent = end;
+	if (end == npkts) {
+		qp->resp.rd_active = false;
+		if (qp->resp.rd_mr)
+			softrdma_mr_put(qp->resp.rd_mr);
+		qp->resp.rd_mr = NULL;
+	}
+}
+
+/*
+ * Answer an RDMA READ request: @len bytes at @va of @mr (whose reference
+ * passes to the answer; NULL for a zero-length READ), from @psn on. What
+ * the first batch leaves, the tasklet sends.
+ */
+static void softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_mr *mr,
+			       u64 va, u32 len, u32 psn)
+{
+	softrdma_resp_flush_ack(qp);
+	qp->resp.rd_mr = mr;
+	qp->resp.rd_va = va;
+	qp->resp.rd_len = len;
+	qp->resp.rd_psn = psn;
+	qp->resp.rd_sent = 0;
+	qp->resp.rd_active = true;
+	softrdma_resp_read_more(qp);
+	if (qp->resp.rd_active)
+		tasklet_schedule(&qp->resp.tasklet);
 }
 
 /* Answer a repeated READ request again (no change to epsn or MSN). */
@@ -931,8 +1010,6 @@ static void softrdma_resp_reread(struct softrdma_qp *qp, u8 *p, u32 len,
 	if (!mr && rlen)
 		return;
 	softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
-	if (mr)
-		softrdma_mr_put(mr);
 }
 
 /* Take the next receive WQE off the ring. Return: false if there is none. */
@@ -1074,6 +1151,11 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	}
 	qp->resp.nak_sent = false;
 
+	/* max_dest_rd_atomic 0: no resources for READs or atomics at all. */
+	if ((op == RC_READ_REQUEST || op == RC_CMP_SWAP ||
+	     op == RC_FETCH_ADD) && !qp->attrs.max_dest_rd_atomic)
+		goto nak_invalid;
+
 	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
 		u8 synd = softrdma_resp_atomic(qp, op, psn, p, len);
 
@@ -1115,10 +1197,9 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 				     IB_ACCESS_REMOTE_READ, &err);
 		if (!mr && rlen)
 			goto nak_access;
+		softrdma_resp_flush_ack(qp);
 		qp->resp.msn++;
 		softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
-		if (mr)
-			softrdma_mr_put(mr);
 		qp->resp.epsn = softrdma_psn_add(psn, npkts);
 		return;
 	}
@@ -1222,7 +1303,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	}
 	qp->resp.epsn = softrdma_psn_add(psn, 1);
 	if (ackreq)
-		softrdma_resp_ack(qp, psn, SOFTRDMA_AETH_ACK_NO_CREDIT);
+		softrdma_resp_ack_later(qp, psn);
 	return;
 
 nak_access:
@@ -1286,9 +1367,18 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 	} else if ((state == IB_QPS_RTR || state == IB_QPS_RTS ||
 		    state == IB_QPS_SQD) &&
 		   !(op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK)) {
-		softrdma_resp_rcv(qp, op, bth->flags, psn,
-				  apsn & SOFTRDMA_BTH_ACKREQ,
-				  skb->data + SOFTRDMA_BTH_LEN, len);
+		if (!qp->resp.rd_active && skb_queue_empty(&qp->resp.backlog)) {
+			softrdma_resp_rcv(qp, op, bth->flags, psn,
+					  apsn & SOFTRDMA_BTH_ACKREQ,
+					  skb->data + SOFTRDMA_BTH_LEN, len);
+		} else if (skb_queue_len(&qp->resp.backlog) <
+			   SOFTRDMA_RESP_BACKLOG) {
+			/* After the READ answer being sent: see the tasklet. */
+			__skb_queue_tail(&qp->resp.backlog, skb);
+			skb = NULL;
+		} else {
+			softrdma_count(sdev, SOFTRDMA_CNT_RX_BACKLOG_DROPS);
+		}
 	} else {
 		softrdma_count(sdev, SOFTRDMA_CNT_RX_QP_STATE);
 	}
@@ -1298,10 +1388,75 @@ drop:
 	kfree_skb(skb);
 }
 
+/* A request that waited in the backlog: @skb->data is its BTH. */
+static void softrdma_resp_rcv_skb(struct softrdma_qp *qp, struct sk_buff *skb)
+{
+	struct softrdma_bth *bth = (struct softrdma_bth *)skb->data;
+	u32 apsn = ntohl(bth->apsn);
+
+	softrdma_resp_rcv(qp, bth->opcode, bth->flags, apsn & SOFTRDMA_PSN_MASK,
+			  apsn & SOFTRDMA_BTH_ACKREQ,
+			  skb->data + SOFTRDMA_BTH_LEN,
+			  skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN);
+}
+
+/*
+ * The responder's paced output: the next batch of a long READ answer, then
+ * the requests that waited for it, in order, then the ACK they ask for.
+ * Running as a tasklet, it lets the receive softirq (which delivers the
+ * answer's packets when the peer is this host) run between batches.
+ */
+static void softrdma_resp_tasklet(struct tasklet_struct *t)
+{
+	struct softrdma_qp *qp = from_tasklet(qp, t, resp.tasklet);
+	enum ib_qp_state state;
+	struct sk_buff *skb;
+
+	spin_lock(&qp->lock);
+	state = READ_ONCE(qp->state);
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
+	    state != IB_QPS_SQD) {
+		softrdma_resp_stop(qp);
+		goto out;
+	}
+	if (qp->resp.rd_active)
+		softrdma_resp_read_more(qp);
+	while (!qp->resp.rd_active &&
+	       (skb = __skb_dequeue(&qp->resp.backlog))) {
+		softrdma_resp_rcv_skb(qp, skb);
+		kfree_skb(skb);
+	}
+	if (qp->resp.rd_active)
+		tasklet_schedule(t);
+	else
+		softrdma_resp_flush_ack(qp);
+out:
+	spin_unlock(&qp->lock);
+}
+
+/**
+ * softrdma_resp_stop - forget the responder's output in progress
+ * @qp: a QP leaving the receiving states; qp->lock held
+ *
+ * The READ answer being sent stops (its MR is let go), waiting requests
+ * are dropped, and no ACK is due any more.
+ */
+void softrdma_resp_stop(struct softrdma_qp *qp)
+{
+	qp->resp.rd_active = false;
+	if (qp->resp.rd_mr)
+		softrdma_mr_put(qp->resp.rd_mr);
+	qp->resp.rd_mr = NULL;
+	__skb_queue_purge(&qp->resp.backlog);
+	qp->resp.ack_pending = false;
+}
+
 int softrdma_rc_qp_init(struct softrdma_qp *qp)
 {
 	size_t n = qp->sq.num_slots;
 
+	tasklet_setup(&qp->resp.tasklet, softrdma_resp_tasklet);
+	skb_queue_head_init(&qp->resp.backlog);
 	spin_lock_init(&qp->lock);
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
@@ -1319,6 +1474,8 @@ int softrdma_rc_qp_init(struct softrdma_qp *qp)
 void softrdma_rc_qp_cleanup(struct softrdma_qp *qp)
 {
 	del_timer_sync(&qp->req.timer);
+	tasklet_kill(&qp->resp.tasklet);
+	softrdma_resp_stop(qp);
 	kvfree(qp->swqe);
 	kvfree(qp->ssge);
 	kvfree(qp->sinline);

@@ -15,6 +15,7 @@
 //                  back to back before polling, --rounds times (default 0)
 //   --burst-size B bytes per burst WR (default 3000, at most 128 KiB / N)
 //   --rounds N     bursts to run (default 1)
+//   --list         post each burst as one list of WRs (one ibv_post_send)
 //   --wait S       seconds to wait for each completion (default 20)
 //   --rnr-ms N     also post a SEND N ms before its receive (RNR NAKs; the
 //                  QP's rnr_retry is 7, infinite, so it must succeed)
@@ -65,6 +66,7 @@ struct Options {
 	bool err_check = true;
 	bool wr = false;	// post sends with ibv_wr_*
 	bool cq_ex = false;	// poll with ibv_start_poll & co
+	bool list = false;	// a burst is one ibv_post_send
 };
 
 Options opt;
@@ -95,6 +97,10 @@ bool parse_options(int argc, char **argv)
 		}
 		if (o == "--cq-ex") {
 			opt.cq_ex = true;
+			continue;
+		}
+		if (o == "--list") {
+			opt.list = true;
 			continue;
 		}
 		if (i + 1 >= argc)
@@ -636,11 +642,32 @@ void burst(Side &a, Side &b, int round)
 	}
 	check(ok, r + "post " + std::to_string(recvs) + " receives");
 	ok = true;
+	std::vector<ibv_sge> sges(static_cast<std::size_t>(n));
+	std::vector<ibv_send_wr> wrs(static_cast<std::size_t>(n));
 	for (int j = 0; j < n; ++j) {
-		const std::size_t off = static_cast<std::size_t>(j) * stride;
-		const ibv_wr_opcode op = ops[static_cast<std::size_t>(j) % ops.size()];
+		const auto k = static_cast<std::size_t>(j);
+		const std::size_t off = k * stride;
+		const ibv_wr_opcode op = ops[k % ops.size()];
 		const auto remote = reinterpret_cast<std::uintptr_t>(b.buf.data() + half + off);
-		ok = ok && post_send(a, op, 2000 + j, off, len, remote, b.mr->rkey);
+		if (!opt.list || opt.wr) {
+			ok = ok && post_send(a, op, 2000 + j, off, len, remote, b.mr->rkey);
+			continue;
+		}
+		sges[k] = {reinterpret_cast<std::uintptr_t>(a.buf.data() + off),
+			   static_cast<std::uint32_t>(len), a.mr->lkey};
+		wrs[k].wr_id = 2000 + k;
+		wrs[k].opcode = op;
+		wrs[k].sg_list = &sges[k];
+		wrs[k].num_sge = 1;
+		wrs[k].send_flags = IBV_SEND_SIGNALED;
+		wrs[k].imm_data = htonl(0xc0ffee00U + static_cast<std::uint32_t>(len & 0xff));
+		wrs[k].wr.rdma.remote_addr = remote;
+		wrs[k].wr.rdma.rkey = b.mr->rkey;
+		wrs[k].next = j + 1 < n ? &wrs[k + 1] : nullptr;
+	}
+	if (opt.list && !opt.wr && n > 0) {
+		ibv_send_wr *bad = nullptr;
+		ok = ibv_post_send(a.qp, wrs.data(), &bad) == 0;
 	}
 	check(ok, r + "post " + std::to_string(n) + " WRs back to back");
 	for (int j = 0; j < n; ++j) {
@@ -699,7 +726,7 @@ int main(int argc, char **argv)
 	if (argc < 5 || !parse_options(argc, argv)) {
 		std::fprintf(stderr, "usage: verbs_rc DEV_A GID_A DEV_B GID_B [--mtu N] "
 				     "[--timeout N] [--retry N] [--sizes A,B,..] [--iters N] "
-				     "[--burst N] [--burst-size B] [--rounds N] [--wait S] "
+				     "[--burst N] [--burst-size B] [--rounds N] [--list] [--wait S] "
 				     "[--rnr-ms N] [--no-err] [--wr] [--cq-ex]\n");
 		return 2;
 	}
