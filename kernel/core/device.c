@@ -76,7 +76,8 @@ static int softrdma_query_device(struct ib_device *ibdev,
 	attr->max_cqe = SOFTRDMA_MAX_CQE;
 	attr->max_mr = SOFTRDMA_MAX_MR;
 	attr->max_pd = SOFTRDMA_MAX_PD;
-	attr->max_fast_reg_page_list_len = 0;
+	attr->max_fast_reg_page_list_len = SOFTRDMA_MAX_FRMR_PAGES;
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->max_pkeys = 1;
 	attr->max_srq = SOFTRDMA_MAX_QP;
 	attr->max_srq_wr = SOFTRDMA_MAX_QP_WR;

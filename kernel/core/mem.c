@@ -2,11 +2,15 @@
 /*
  * Memory regions as the transports use them: key lookup with every check
  * the verbs ask for (key, PD, access, bounds to the byte) and copies to and
- * from the pinned pages of a user MR, from any context.
+ * from the pinned pages of a user MR, or the kernel memory of a DMA MR or a
+ * fast-registration MR (softrdma has no DMA device: kernel consumers' DMA
+ * addresses are kernel virtual addresses), from any context.
  */
 #include <linux/highmem.h>
+#include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "softrdma.h"
 
@@ -27,6 +31,70 @@ int softrdma_mr_init_pages(struct softrdma_mr *mr)
 	}
 	mr->page_offset = ib_umem_offset(mr->umem);
 	return 0;
+}
+
+/* Does @key name @mr as it stands? */
+static bool softrdma_mr_key_ok(struct softrdma_mr *mr, u32 key)
+{
+	if (mr->type == SOFTRDMA_MR_FRMR)
+		return softrdma_frmr_key_ok(mr, key);
+	return mr->ibmr.lkey == key;
+}
+
+/* The page of the kernel virtual address @addr (direct map or vmalloc). */
+struct page *softrdma_kva_page(u64 addr, size_t *off)
+{
+	const void *va = (const void *)(uintptr_t)addr;
+
+	*off = offset_in_page(addr);
+	if (is_vmalloc_addr(va))
+		return vmalloc_to_page(va);
+	return virt_to_page(va);
+}
+
+/* Is every byte of [@addr, @addr + @len) kernel memory with a page? */
+bool softrdma_kva_ok(u64 addr, u64 len)
+{
+	u64 end = addr + len, p;
+
+	if (end < addr)
+		return false;
+	if (!len)
+		return true;
+	for (p = addr & PAGE_MASK; p < end; p += PAGE_SIZE) {
+		const void *va = (const void *)(uintptr_t)p;
+
+		if (is_vmalloc_addr(va) ? !vmalloc_to_page(va) :
+		    !virt_addr_valid(va))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The page holding byte @iova of @mr, the offset of that byte in it and
+ * how many bytes from there on are contiguous in it (@room).
+ */
+static struct page *softrdma_mr_page(struct softrdma_mr *mr, u64 iova,
+				     size_t *off, size_t *room)
+{
+	struct page *page;
+	u64 pos;
+
+	switch (mr->type) {
+	case SOFTRDMA_MR_DMA:
+		page = softrdma_kva_page(iova, off);
+		break;
+	case SOFTRDMA_MR_FRMR:
+		return softrdma_frmr_page(mr, iova, off, room);
+	default:
+		pos = iova - mr->iova + mr->page_offset;
+		*off = offset_in_page(pos);
+		page = mr->pages[pos >> PAGE_SHIFT];
+		break;
+	}
+	*room = PAGE_SIZE - *off;
+	return page;
 }
 
 /* Drop the registration's own reference and wait out every user. */
@@ -63,7 +131,7 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mrs, key >> 8);
-	if (!mr || mr->ibmr.lkey != key || mr->ibmr.pd != pd || !mr->umem ||
+	if (!mr || mr->ibmr.pd != pd || !softrdma_mr_key_ok(mr, key) ||
 	    !refcount_inc_not_zero(&mr->refs)) {
 		rcu_read_unlock();
 		*err = -ENOENT;
@@ -76,6 +144,11 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 	}
 	if (iova < mr->iova || len > mr->length ||
 	    iova - mr->iova > mr->length - len) {
+		*err = -ERANGE;
+		goto out_put;
+	}
+	/* A DMA MR spans all addresses: only real kernel memory will do. */
+	if (mr->type == SOFTRDMA_MR_DMA && !softrdma_kva_ok(iova, len)) {
 		*err = -ERANGE;
 		goto out_put;
 	}
@@ -97,22 +170,22 @@ out_put:
 void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr)
 {
-	u64 pos = iova - mr->iova + mr->page_offset;
 	u8 *p = buf;
 
 	while (len) {
-		struct page *page = mr->pages[pos >> PAGE_SHIFT];
-		size_t off = offset_in_page(pos);
-		size_t n = min_t(u64, len, PAGE_SIZE - off);
-		u8 *va = kmap_local_page(page);
+		size_t off, room, n;
+		struct page *page = softrdma_mr_page(mr, iova, &off, &room);
+		u8 *va;
 
+		n = min_t(u64, len, room);
+		va = kmap_local_page(page);
 		if (to_mr)
 			memcpy(va + off, p, n);
 		else
 			memcpy(p, va + off, n);
 		kunmap_local(va);
 		p += n;
-		pos += n;
+		iova += n;
 		len -= n;
 	}
 }
@@ -134,14 +207,15 @@ void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova, bool cmp_swap,
 		       u64 compare, u64 swap_add, u64 *orig)
 {
-	u64 pos = iova - mr->iova + mr->page_offset;
+	size_t off, room;
+	struct page *page = softrdma_mr_page(mr, iova, &off, &room);
 	u8 *va;
 	u64 *p, old;
 
-	if (pos & 7)
+	if ((off & 7) || room < sizeof(u64))
 		return -EINVAL;
-	va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
-	p = (u64 *)(va + offset_in_page(pos));
+	va = kmap_local_page(page);
+	p = (u64 *)(va + off);
 	if (cmp_swap) {
 		old = cmpxchg64(p, compare, swap_add);
 	} else {

@@ -5,7 +5,8 @@
  * The send and receive queues are rings mapped into the process; the
  * provider writes work requests and publishes the producer index. The kernel
  * copies each WQE out of the ring before it looks at it and trusts none of
- * its fields.
+ * its fields. A kernel consumer's QP has the same rings, unmapped, which
+ * the post verbs fill (kpost.c).
  */
 #include <linux/hash.h>
 #include <linux/slab.h>
@@ -55,10 +56,10 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	/* Not yet: kernel consumers, UD/GSI QPs. */
-	if (!udata || init->qp_type != IB_QPT_RC || init->create_flags)
+	/* Not yet: UD/GSI QPs. */
+	if (init->qp_type != IB_QPT_RC || init->create_flags)
 		return -EOPNOTSUPP;
-	if (udata->outlen < sizeof(resp))
+	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
 	ret = softrdma_qp_check_cap(cap);
 	if (ret)
@@ -89,6 +90,10 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->scq = to_scq(init->send_cq);
 	qp->rcq = to_scq(init->recv_cq);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->user = !!udata;
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	INIT_WORK(&qp->kick_work, softrdma_kick_work);
 	mutex_init(&qp->state_lock);
 	INIT_LIST_HEAD(&qp->poll_node);
 
@@ -113,6 +118,8 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (ret < 0)
 		goto err_rq;
 	ibqp->qp_num = qpn;
+	if (!udata)
+		return 0;
 
 	suc = rdma_udata_to_drv_context(udata, struct softrdma_ucontext, ibuc);
 	ret = softrdma_ring_map(&qp->sq, &suc->ibuc, &resp.sq_mmap_offset);
@@ -152,6 +159,7 @@ int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	xa_erase(&qp->sdev->qps, ibqp->qp_num);
 	softrdma_poll_del(qp);
+	cancel_work_sync(&qp->kick_work);
 	/* Packets found the QP under RCU; then they hold a reference. */
 	synchronize_rcu();
 	softrdma_qp_put(qp);
@@ -210,6 +218,8 @@ static const u8 softrdma_wr_to_wc[] = {
 	[IB_WR_ATOMIC_CMP_AND_SWP] = IB_WC_COMP_SWAP,
 	[IB_WR_ATOMIC_FETCH_AND_ADD] = IB_WC_FETCH_ADD,
 	[IB_WR_SEND_WITH_INV] = IB_WC_SEND,
+	[IB_WR_LOCAL_INV] = IB_WC_LOCAL_INV,
+	[IB_WR_REG_MR] = IB_WC_REG_MR,
 };
 
 /* The completion opcode of a send WQE's opcode (any value). */
@@ -516,6 +526,24 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 }
 
 /*
+ * Act on WQEs published in the rings: in RTS the requester sends them; in
+ * the error state they are flushed. Caller holds qp->lock.
+ */
+void softrdma_qp_doorbell(struct softrdma_qp *qp)
+{
+	switch (qp->state) {
+	case IB_QPS_ERR:
+		softrdma_qp_flush(qp);
+		break;
+	case IB_QPS_RTS:
+		softrdma_req_run(qp);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
  * The doorbell of a user QP (a POST_SEND or POST_RECV command with no work
  * requests): the provider has published WQEs. In RTS the requester sends
  * them; in the error state they are flushed.
@@ -525,19 +553,10 @@ int softrdma_qp_kick(struct softrdma_qp *qp)
 	int ret = 0;
 
 	spin_lock_bh(&qp->lock);
-	switch (qp->state) {
-	case IB_QPS_ERR:
-		softrdma_qp_flush(qp);
-		break;
-	case IB_QPS_RTS:
-		softrdma_req_run(qp);
-		break;
-	case IB_QPS_RESET:
+	if (qp->state == IB_QPS_RESET)
 		ret = -EINVAL;
-		break;
-	default:
-		break;
-	}
+	else
+		softrdma_qp_doorbell(qp);
 	spin_unlock_bh(&qp->lock);
 	if (!ret && qp->state == IB_QPS_RTS)
 		softrdma_poll_add(qp);

@@ -15,6 +15,7 @@
 #include <linux/refcount.h>
 #include <linux/completion.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 
 #include "softrdma-abi.h"
 #include "util.h"
@@ -31,6 +32,7 @@
 #define SOFTRDMA_MAX_INLINE	512
 #define SOFTRDMA_MAX_RD_ATOMIC	128
 #define SOFTRDMA_PSN_MASK	0xffffff
+#define SOFTRDMA_MAX_FRMR_PAGES	4096	/* per fast-registration MR */
 
 /* Per-device packet and event counters (rdma statistic show link). */
 enum softrdma_counter {
@@ -96,6 +98,7 @@ struct softrdma_ring {
 
 struct softrdma_cq {
 	struct ib_cq ibcq;
+	struct softrdma_dev *sdev;
 	spinlock_t lock;		/* serialises producers */
 	struct softrdma_ring ring;
 	u8 notify;			/* IB_CQ_SOLICITED / IB_CQ_NEXT_COMP */
@@ -219,6 +222,11 @@ struct softrdma_qp {
 	u32 max_inline;
 	bool sq_sig_all;
 	bool sqd_notify;		/* SQ_DRAINED event still to send */
+	bool user;			/* rings mapped into a process */
+	/* Kernel QPs: the verbs write the rings under these locks. */
+	spinlock_t sq_lock;		/* producer of sq */
+	spinlock_t rq_lock;		/* producer of rq */
+	struct work_struct kick_work;	/* a doorbell from atomic context */
 };
 
 struct softrdma_srq {
@@ -228,10 +236,30 @@ struct softrdma_srq {
 	u32 max_sge;
 	u32 limit;
 	bool armed;
+	spinlock_t prod_lock;		/* kernel SRQs: producer of ring */
+};
+
+enum softrdma_mr_type {
+	SOFTRDMA_MR_USER,		/* pinned user pages (umem) */
+	SOFTRDMA_MR_DMA,		/* all kernel memory: iova = kernel VA */
+	SOFTRDMA_MR_FRMR,		/* fast registration (frmr.c) */
+};
+
+/* A fast-registration MR's own state; see frmr.c. */
+struct softrdma_frmr {
+	u64 *pages;			/* page addresses (kernel VAs) */
+	u32 max_pages;
+	u32 npages;			/* set by map_mr_sg */
+	u32 page_shift;
+	u32 off0;			/* of ibmr.iova in pages[0] */
+	u32 key;			/* the key accesses must name */
+	bool valid;			/* registered, not invalidated */
 };
 
 struct softrdma_mr {
 	struct ib_mr ibmr;
+	enum softrdma_mr_type type;
+	struct softrdma_frmr fr;
 	struct ib_umem *umem;
 	struct page **pages;		/* the pinned pages of umem */
 	size_t npages;
@@ -331,6 +359,7 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init);
 int softrdma_qp_kick(struct softrdma_qp *qp);
 void softrdma_qp_flush(struct softrdma_qp *qp);
+void softrdma_qp_doorbell(struct softrdma_qp *qp);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static without KUnit; the KUnit suite checks it. */
 int softrdma_check_qp_attr(struct softrdma_qp *qp, struct ib_qp_attr *attr,
@@ -365,7 +394,32 @@ void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
 int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova, bool cmp_swap,
 		       u64 compare, u64 swap_add, u64 *orig);
+struct page *softrdma_kva_page(u64 addr, size_t *off);
+bool softrdma_kva_ok(u64 addr, u64 len);
 u32 softrdma_wc_opcode(u32 wr_opcode);
+
+/* frmr.c */
+struct ib_mr *softrdma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+				u32 max_num_sg);
+int softrdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		       int sg_nents, unsigned int *sg_offset);
+void softrdma_frmr_free(struct softrdma_mr *mr);
+bool softrdma_frmr_key_ok(struct softrdma_mr *mr, u32 key);
+struct page *softrdma_frmr_page(struct softrdma_mr *mr, u64 iova,
+				size_t *off, size_t *room);
+u32 softrdma_frmr_reg(struct softrdma_qp *qp, u32 key, int access);
+int softrdma_frmr_invalidate(struct softrdma_dev *sdev, struct ib_pd *pd,
+			     u32 key);
+int softrdma_mr_keys(struct softrdma_dev *sdev, struct softrdma_mr *mr);
+
+/* kpost.c */
+int softrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr);
+int softrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+int softrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			   const struct ib_recv_wr **bad_wr);
+void softrdma_kick_work(struct work_struct *work);
 
 /* ring.c */
 int softrdma_ring_init(struct softrdma_ring *ring, u32 num_slots,

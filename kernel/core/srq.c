@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Shared receive queues: a ring of receive WQEs mapped into the process,
- * which every QP attached to the SRQ takes from. The limit event fires once
+ * Shared receive queues: a ring of receive WQEs mapped into the process (a
+ * kernel consumer's is filled by post_srq_recv, kpost.c), which every QP
+ * attached to the SRQ takes from. The limit event fires once
  * per arming, when fewer WQEs than the limit are left.
  */
 #include <rdma/uverbs_ioctl.h>
@@ -24,20 +25,22 @@ int softrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u32 slots;
 	int ret;
 
-	/* Kernel consumers post through verbs calls, not offered yet. */
-	if (!udata || init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
-	if (udata->outlen < sizeof(resp))
+	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
 	if (attr->max_wr > SOFTRDMA_MAX_QP_WR || attr->max_sge > SOFTRDMA_MAX_SGE)
 		return -EINVAL;
 	slots = softrdma_ring_slots(max(attr->max_wr, 1U), SOFTRDMA_MAX_QP_WR);
 	srq->max_sge = max(attr->max_sge, 1U);
 	spin_lock_init(&srq->lock);
+	spin_lock_init(&srq->prod_lock);
 	ret = softrdma_ring_init(&srq->ring, slots,
 				 softrdma_srq_slot_size(srq->max_sge));
 	if (ret)
 		return ret;
+	if (!udata)
+		goto done;
 	suc = rdma_udata_to_drv_context(udata, struct softrdma_ucontext, ibuc);
 	ret = softrdma_ring_map(&srq->ring, &suc->ibuc, &resp.mmap_offset);
 	if (ret)
@@ -48,6 +51,7 @@ int softrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (ret)
 		goto err;
+done:
 	attr->max_wr = slots;
 	attr->max_sge = srq->max_sge;
 	return 0;

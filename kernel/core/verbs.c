@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Verbs shared by both transports: user contexts, PDs, CQs, MRs and the
- * doorbells of user QPs (the QPs themselves are in qp.c).
+ * Verbs shared by both transports: user contexts, PDs, CQs and MRs (the QPs
+ * are in qp.c, posting and doorbells in kpost.c, fast registration in
+ * frmr.c).
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -81,6 +82,7 @@ static int softrdma_create_cq(struct ib_cq *ibcq,
 	}
 
 	spin_lock_init(&cq->lock);
+	cq->sdev = sdev;
 	cq->user = !!udata;
 	ret = softrdma_ring_init(&cq->ring, num_slots, SOFTRDMA_CQE_SIZE);
 	if (ret)
@@ -136,6 +138,7 @@ static void softrdma_cqe_to_wc(const struct softrdma_cqe *cqe,
 	wc->sl = cqe->sl;
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 	wc->network_hdr_type = cqe->network_hdr_type;
+	wc->port_num = 1;
 	if (cqe->flags & SOFTRDMA_CQE_WITH_IMM) {
 		wc->wc_flags |= IB_WC_WITH_IMM;
 		wc->ex.imm_data = (__force __be32)cqe->imm_data;
@@ -162,8 +165,13 @@ static int softrdma_poll_cq(struct ib_cq *ibcq, int num_entries,
 	prod = smp_load_acquire(&ring->hdr->producer);
 	cons = ring->hdr->consumer;
 	while (n < num_entries && cons != prod) {
-		softrdma_cqe_to_wc(softrdma_ring_slot(ring, cons), &wc[n]);
-		wc[n].qp = NULL;
+		const struct softrdma_cqe *cqe = softrdma_ring_slot(ring, cons);
+		struct softrdma_qp *qp;
+
+		softrdma_cqe_to_wc(cqe, &wc[n]);
+		/* The consumer destroys a QP only once its CQEs are polled. */
+		qp = xa_load(&cq->sdev->qps, cqe->qp_num);
+		wc[n].qp = qp ? &qp->ibqp : NULL;
 		cons++;
 		n++;
 	}
@@ -214,8 +222,10 @@ int softrdma_cq_post(struct softrdma_cq *cq, const struct softrdma_cqe *cqe,
 	memcpy(softrdma_ring_slot(ring, prod), cqe, sizeof(*cqe));
 	/* Release: the consumer sees the CQE before the new index. */
 	smp_store_release(&hdr->producer, prod + 1);
+	/* A solicited arming also fires on a completion in error. */
 	if (cq->notify == IB_CQ_NEXT_COMP ||
-	    (cq->notify == IB_CQ_SOLICITED && solicited)) {
+	    (cq->notify == IB_CQ_SOLICITED &&
+	     (solicited || cqe->status != IB_WC_SUCCESS))) {
 		cq->notify = 0;
 		notify = true;
 	}
@@ -252,7 +262,7 @@ static int softrdma_req_notify_cq(struct ib_cq *ibcq,
 }
 
 /* Allocate the key of @mr: a random 8-bit tag over a cyclic index. */
-static int softrdma_mr_keys(struct softrdma_dev *sdev, struct softrdma_mr *mr)
+int softrdma_mr_keys(struct softrdma_dev *sdev, struct softrdma_mr *mr)
 {
 	u32 index;
 	int ret;
@@ -284,15 +294,23 @@ static void softrdma_mr_drop_keys(struct softrdma_dev *sdev,
 	softrdma_mr_quiesce(mr);
 }
 
+#define SOFTRDMA_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			    IB_ACCESS_RELAXED_ORDERING)
+
 static struct ib_mr *softrdma_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct softrdma_dev *sdev = to_sdev(ibpd->device);
 	struct softrdma_mr *mr;
 	int ret;
 
+	if (access & ~SOFTRDMA_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	/* Kernel consumers' DMA addresses are kernel virtual addresses. */
+	mr->type = SOFTRDMA_MR_DMA;
 	mr->access = access;
 	mr->length = U64_MAX;
 	ret = softrdma_mr_keys(sdev, mr);
@@ -302,10 +320,6 @@ static struct ib_mr *softrdma_get_dma_mr(struct ib_pd *ibpd, int access)
 	}
 	return &mr->ibmr;
 }
-
-#define SOFTRDMA_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			    IB_ACCESS_RELAXED_ORDERING)
 
 static struct ib_mr *softrdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 					  u64 length, u64 iova, int access,
@@ -323,6 +337,7 @@ static struct ib_mr *softrdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
+	mr->type = SOFTRDMA_MR_USER;
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
@@ -355,36 +370,13 @@ static int softrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct softrdma_mr *mr = to_smr(ibmr);
 
 	softrdma_mr_drop_keys(to_sdev(ibmr->device), mr);
+	if (mr->type == SOFTRDMA_MR_FRMR)
+		softrdma_frmr_free(mr);
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 	/* Lookups under RCU may still read the struct. */
 	kfree_rcu(mr, rcu);
 	return 0;
-}
-
-/*
- * The doorbells of user QPs: the provider has published WQEs in the rings
- * and makes a POST_SEND or POST_RECV command with no work requests. Kernel
- * QPs are not offered yet, so a work request here cannot be honoured.
- */
-static int softrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-			      const struct ib_send_wr **bad_wr)
-{
-	if (wr) {
-		*bad_wr = wr;
-		return -EOPNOTSUPP;
-	}
-	return softrdma_qp_kick(to_sqp(ibqp));
-}
-
-static int softrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-			      const struct ib_recv_wr **bad_wr)
-{
-	if (wr) {
-		*bad_wr = wr;
-		return -EOPNOTSUPP;
-	}
-	return softrdma_qp_kick(to_sqp(ibqp));
 }
 
 const struct ib_device_ops softrdma_common_ops = {
@@ -407,6 +399,9 @@ const struct ib_device_ops softrdma_common_ops = {
 	.query_qp = softrdma_query_qp,
 	.post_send = softrdma_post_send,
 	.post_recv = softrdma_post_recv,
+	.post_srq_recv = softrdma_post_srq_recv,
+	.alloc_mr = softrdma_alloc_mr,
+	.map_mr_sg = softrdma_map_mr_sg,
 	.create_srq = softrdma_create_srq,
 	.modify_srq = softrdma_modify_srq,
 	.query_srq = softrdma_query_srq,

@@ -366,6 +366,27 @@ static bool softrdma_is_rd_atomic(u32 wr_opcode)
 }
 
 /*
+ * Work requests the requester executes itself, with nothing to send: fast
+ * registration and local invalidation. They run in send queue order, once
+ * every WQE before them has completed (a retransmission must still find the
+ * memory it reads as it was).
+ */
+static bool softrdma_is_local(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_LOCAL_INV || wr_opcode == IB_WR_REG_MR;
+}
+
+/* Execute the local operation @s. Return: its completion status. */
+static u32 softrdma_req_local(struct softrdma_qp *qp, struct softrdma_swqe *s)
+{
+	if (s->wqe.opcode == IB_WR_REG_MR)
+		return softrdma_frmr_reg(qp, s->wqe.rkey, s->wqe.imm_data);
+	if (softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, s->wqe.imm_data))
+		return IB_WC_LOC_PROT_ERR;
+	return IB_WC_SUCCESS;
+}
+
+/*
  * May the WQE at @idx go now? Not while max_rd_atomic READs and atomics
  * are in flight if it is one more, nor past a fence while any is.
  */
@@ -374,6 +395,9 @@ static bool softrdma_req_may_send(struct softrdma_qp *qp, u32 idx)
 	const struct softrdma_send_wqe *w = softrdma_ring_slot(&qp->sq, idx);
 	u32 op = READ_ONCE(w->opcode), flags = READ_ONCE(w->flags);
 
+	/* A local operation waits for everything before it to complete. */
+	if (softrdma_is_local(op))
+		return qp->req.comp_idx == idx;
 	if (!qp->req.rd_atomic)
 		return true;
 	if (flags & SOFTRDMA_WQE_FENCE)
@@ -402,6 +426,11 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 	case IB_WR_RDMA_READ:
 	case IB_WR_SEND_WITH_INV:
 		break;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+		/* Nothing goes on the wire: no PSN, no packet. */
+		s->npkts = 0;
+		return IB_WC_SUCCESS;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		/* The original value lands in one local 8-byte buffer. */
@@ -507,6 +536,16 @@ again:
 			status = softrdma_req_take(qp, idx);
 			qp->req.send_idx++;
 			qp->req.tx_pkt = 0;
+			s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+			if (status == IB_WC_SUCCESS &&
+			    softrdma_is_local(s->wqe.opcode)) {
+				status = softrdma_req_local(qp, s);
+				if (status == IB_WC_SUCCESS) {
+					softrdma_req_complete(qp, idx, status);
+					qp->req.comp_idx = idx + 1;
+					continue;
+				}
+			}
 			if (status != IB_WC_SUCCESS) {
 				/* Complete what went before it first? They
 				 * are in flight; the spec lets the QP fail
@@ -1005,23 +1044,20 @@ static bool softrdma_resp_take_recv(struct softrdma_qp *qp)
 	return true;
 }
 
-static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
-					u32 opcode, u32 byte_len, bool imm,
-					const u8 *immdt, bool solicited)
+/* Remote invalidation of @rkey (SEND with Invalidate). Return: 0 or -errno. */
+static int softrdma_resp_rinv(struct softrdma_qp *qp, u32 rkey)
 {
-	struct softrdma_cqe cqe = {};
+	return softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, rkey);
+}
 
-	cqe.wr_id = qp->resp.rwqe.wr_id;
-	cqe.status = status;
-	cqe.opcode = opcode;
-	cqe.byte_len = byte_len;
-	cqe.qp_num = qp->ibqp.qp_num;
-	cqe.src_qp = qp->attrs.dest_qp_num;
-	if (imm) {
-		cqe.flags |= SOFTRDMA_CQE_WITH_IMM;
-		memcpy(&cqe.imm_data, immdt, SOFTRDMA_IMMDT_LEN);
-	}
-	softrdma_cq_post(qp->rcq, &cqe, solicited);
+/* Post @cqe, the completion of the receive in progress; free its slot. */
+static void softrdma_resp_post_cqe(struct softrdma_qp *qp,
+				   struct softrdma_cqe *cqe, bool solicited)
+{
+	cqe->wr_id = qp->resp.rwqe.wr_id;
+	cqe->qp_num = qp->ibqp.qp_num;
+	cqe->src_qp = qp->attrs.dest_qp_num;
+	softrdma_cq_post(qp->rcq, cqe, solicited);
 	/* An SRQ's slot is free already. */
 	if (!qp->ibqp.srq) {
 		/* Release: the provider may reuse the slot. */
@@ -1029,6 +1065,36 @@ static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
 				  qp->rq.hdr->consumer + 1);
 	}
 	qp->resp.in_recv = false;
+}
+
+static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
+					u32 opcode, u32 byte_len, bool imm,
+					const u8 *immdt, bool solicited)
+{
+	struct softrdma_cqe cqe = {};
+
+	cqe.status = status;
+	cqe.opcode = opcode;
+	cqe.byte_len = byte_len;
+	if (imm) {
+		cqe.flags |= SOFTRDMA_CQE_WITH_IMM;
+		memcpy(&cqe.imm_data, immdt, SOFTRDMA_IMMDT_LEN);
+	}
+	softrdma_resp_post_cqe(qp, &cqe, solicited);
+}
+
+/* Complete a SEND with Invalidate whose @rkey was invalidated. */
+static void softrdma_resp_complete_inv(struct softrdma_qp *qp, u32 byte_len,
+				       u32 rkey, bool solicited)
+{
+	struct softrdma_cqe cqe = {};
+
+	cqe.status = IB_WC_SUCCESS;
+	cqe.opcode = IB_WC_RECV;
+	cqe.byte_len = byte_len;
+	cqe.flags = SOFTRDMA_CQE_WITH_INV;
+	cqe.imm_data = rkey;
+	softrdma_resp_post_cqe(qp, &cqe, solicited);
 }
 
 static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
@@ -1160,17 +1226,28 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		}
 		qp->resp.roff += paylen;
 		if (inv) {
+			__be32 ieth;
+			u32 rkey;
+
+			memcpy(&ieth, immdt, sizeof(ieth));
+			rkey = be32_to_cpu(ieth);
+
 			/*
-			 * Only memory windows and fast-registration MRs may
-			 * be invalidated remotely, and this device has
-			 * neither yet: the key is invalid for invalidation.
+			 * Only fast-registration MRs (and memory windows) of
+			 * the QP's PD may be invalidated remotely.
 			 */
-			softrdma_resp_complete_recv(qp, IB_WC_REM_INV_REQ_ERR,
-						    IB_WC_RECV, qp->resp.roff,
-						    false, NULL, false);
-			goto nak_invalid;
-		}
-		if (last) {
+			if (softrdma_resp_rinv(qp, rkey)) {
+				softrdma_resp_complete_recv(qp,
+							    IB_WC_REM_INV_REQ_ERR,
+							    IB_WC_RECV,
+							    qp->resp.roff,
+							    false, NULL, false);
+				goto nak_invalid;
+			}
+			softrdma_resp_complete_inv(qp, qp->resp.roff, rkey,
+						   flags & SOFTRDMA_BTH_SE);
+			qp->resp.msn++;
+		} else if (last) {
 			softrdma_resp_complete_recv(qp, IB_WC_SUCCESS,
 						    IB_WC_RECV,
 						    qp->resp.roff, imm, immdt,

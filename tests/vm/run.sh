@@ -766,6 +766,30 @@ test_rmmod_refused_while_open() {
 	rmmod softrdma
 }
 
+# A kernel consumer: softrdma_ktest.ko posts and polls RC transfers between
+# sr0 and sr1 through the kernel verbs (FRMRs, invalidation, flushing
+# included) at load, and fails its load on any mismatch.
+test_kernel_qp() {
+	local ko k
+	for k in stock debug; do
+		ko=$REPO/build/kmod-$k/tests/kmod/softrdma_ktest.ko
+		[ -f "$ko" ] && modinfo -F vermagic "$ko" | grep -q "^$(uname -r) " && break
+		ko=
+	done
+	[ -n "$ko" ] || { echo "no softrdma_ktest.ko built for $(uname -r)"; return 1; }
+	modprobe softrdma
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	wait_for 10 grep -rqs 0000:0000:0000:0000:0000:ffff:0a00:0001 /sys/class/infiniband/sr0/ports/1/gids
+	wait_for 10 grep -rqs 0000:0000:0000:0000:0000:ffff:0a00:0002 /sys/class/infiniband/sr1/ports/1/gids
+	if ! insmod "$ko" dev_a=sr0 ip_a=10.0.0.1 dev_b=sr1 ip_b=10.0.0.2; then
+		dmesg | grep softrdma_ktest | tail -n 30
+		return 1
+	fi
+	dmesg | grep softrdma_ktest | tail -n 20
+	rmmod softrdma_ktest
+}
+
 KUNIT_SUITES="softrdma_util softrdma_hdr softrdma_icrc softrdma_psn \
 softrdma_qp_state"
 
@@ -816,9 +840,9 @@ perftest_roce perftest_matrix perftest_interop_rxe_server_sr \
 perftest_interop_rxe_client_sr wire_roce rc_ipv6 rc_ipv6_loopback \
 interop_rxe_ipv6 wire_roce_ipv6 any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
-netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
+netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open kernel_qp"
 DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_srq rc_loss_short bad_input \
-netdev_unregister add_delete_rmmod_cycles"
+netdev_unregister add_delete_rmmod_cycles kernel_qp"
 
 reset
 if [ $# -gt 0 ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/lab build: softrdma.ko for the stock and debug 6.12 kernels (and a
 # compile check against the host's Debian 12 6.1 headers), the KUnit suite,
+# the kernel verbs test module (tests/kmod, loaded by tests/vm/run.sh),
 # the provider and the tools; then installs them into the lab root so every
 # guest boots with the fresh build.
 set -euo pipefail
@@ -17,7 +18,7 @@ stage_kmod() {
 	mkdir -p "$dst"
 	rsync -a --delete --include Kbuild --include 'kernel/***' \
 		--include 'uapi/***' --include 'tests/' --include 'tests/kunit/***' \
-		--exclude '*' "$LAB_REPO/" "$dst/"
+		--include 'tests/kmod/***' --exclude '*' "$LAB_REPO/" "$dst/"
 	echo "$dst"
 }
 
@@ -25,6 +26,7 @@ kmod_stock() {
 	local d
 	d=$(stage_kmod stock)
 	in_root make -C "/usr/src/linux-headers-$STOCK" M="$d" W=1 modules
+	in_root make -C "/usr/src/linux-headers-$STOCK" M="$d/tests/kmod" W=1 modules
 }
 
 kmod_debug() {
@@ -32,6 +34,7 @@ kmod_debug() {
 	d=$(stage_kmod debug)
 	in_root make -C "$DEBUG_KDIR" M="$d" W=1 modules
 	in_root make -C "$DEBUG_KDIR" M="$d/tests/kunit" W=1 modules
+	in_root make -C "$DEBUG_KDIR" M="$d/tests/kmod" W=1 modules
 }
 
 kmod_host61() {
