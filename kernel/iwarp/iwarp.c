@@ -67,6 +67,49 @@ static int softrdma_iw_destroy_listen(struct iw_cm_id *id)
 	return -EOPNOTSUPP;
 }
 
+static int softrdma_iw_qp_init(struct softrdma_qp *qp)
+{
+	return 0;
+}
+
+static void softrdma_iw_qp_cleanup(struct softrdma_qp *qp)
+{
+}
+
+static void softrdma_iw_req_run(struct softrdma_qp *qp)
+{
+}
+
+static bool softrdma_iw_req_pending(struct softrdma_qp *qp)
+{
+	return false;
+}
+
+static void softrdma_iw_sqd_check(struct softrdma_qp *qp)
+{
+}
+
+/* The connected states wait for the MPA/DDP/RDMAP transport. */
+static int softrdma_iw_modify_qp(struct softrdma_qp *qp,
+				 struct ib_qp_attr *attr, int mask,
+				 enum ib_qp_state cur, enum ib_qp_state next)
+{
+	if (next == IB_QPS_RTR || next == IB_QPS_RTS || next == IB_QPS_SQD)
+		return cur == IB_QPS_RESET ? -EINVAL : -EOPNOTSUPP;
+	if (!ib_modify_qp_is_ok(cur, next, qp->ibqp.qp_type, mask))
+		return -EINVAL;
+	return 0;
+}
+
+const struct softrdma_transport_ops softrdma_iwarp_tops = {
+	.qp_init = softrdma_iw_qp_init,
+	.qp_cleanup = softrdma_iw_qp_cleanup,
+	.req_run = softrdma_iw_req_run,
+	.req_pending = softrdma_iw_req_pending,
+	.sqd_check = softrdma_iw_sqd_check,
+	.modify_qp = softrdma_iw_modify_qp,
+};
+
 const struct ib_device_ops softrdma_iwarp_ops = {
 	.get_port_immutable = softrdma_iwarp_port_immutable,
 	.query_gid = softrdma_iwarp_query_gid,

@@ -436,7 +436,7 @@ sized:
 }
 
 /* Has the provider published WQEs the requester has not taken yet? */
-bool softrdma_req_pending(struct softrdma_qp *qp)
+static bool softrdma_req_pending(struct softrdma_qp *qp)
 {
 	/* Acquire pairs with the provider's release of its WQEs. */
 	return smp_load_acquire(&qp->sq.hdr->producer) != qp->req.send_idx &&
@@ -467,7 +467,7 @@ static bool softrdma_req_doorbell(struct softrdma_qp *qp)
  * The requester: send the WQEs the provider has published. Runs on a kick,
  * from the poller, and after every acknowledgment. Caller holds qp->lock.
  */
-void softrdma_req_run(struct softrdma_qp *qp)
+static void softrdma_req_run(struct softrdma_qp *qp)
 {
 	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
 	bool sent = false;
@@ -548,7 +548,7 @@ window_full:
  * flight is acknowledged, the consumer asked for it, the SQ_DRAINED event.
  * Caller holds qp->lock.
  */
-void softrdma_sqd_check(struct softrdma_qp *qp)
+static void softrdma_sqd_check(struct softrdma_qp *qp)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
@@ -1221,13 +1221,12 @@ drop:
 	kfree_skb(skb);
 }
 
-int softrdma_rc_qp_init(struct softrdma_qp *qp)
+static void softrdma_rc_qp_cleanup(struct softrdma_qp *qp);
+
+static int softrdma_rc_qp_init(struct softrdma_qp *qp)
 {
 	size_t n = qp->sq.num_slots;
 
-	spin_lock_init(&qp->lock);
-	refcount_set(&qp->refs, 1);
-	init_completion(&qp->released);
 	timer_setup(&qp->req.timer, softrdma_req_timeout, 0);
 	qp->swqe = kvcalloc(n, sizeof(*qp->swqe), GFP_KERNEL);
 	qp->ssge = kvcalloc(n * qp->sq_max_sge, sizeof(*qp->ssge), GFP_KERNEL);
@@ -1239,7 +1238,7 @@ int softrdma_rc_qp_init(struct softrdma_qp *qp)
 	return 0;
 }
 
-void softrdma_rc_qp_cleanup(struct softrdma_qp *qp)
+static void softrdma_rc_qp_cleanup(struct softrdma_qp *qp)
 {
 	del_timer_sync(&qp->req.timer);
 	kvfree(qp->swqe);
@@ -1255,3 +1254,11 @@ void softrdma_qp_put(struct softrdma_qp *qp)
 	if (refcount_dec_and_test(&qp->refs))
 		complete(&qp->released);
 }
+
+const struct softrdma_transport_ops softrdma_roce_tops = {
+	.qp_init = softrdma_rc_qp_init,
+	.qp_cleanup = softrdma_rc_qp_cleanup,
+	.req_run = softrdma_req_run,
+	.req_pending = softrdma_req_pending,
+	.sqd_check = softrdma_sqd_check,
+};
