@@ -163,6 +163,7 @@ struct softrdma_swqe {
 	u32 npkts;
 	u32 first_psn;
 	u32 last_psn;
+	bool done;		/* iWARP: sent (or read back), to complete */
 };
 
 struct softrdma_iw_qp;
@@ -415,5 +416,7 @@ void softrdma_qp_put(struct softrdma_qp *qp);
 /* iwarp/iwarp.c */
 extern const struct ib_device_ops softrdma_iwarp_ops;
 extern const struct softrdma_transport_ops softrdma_iwarp_tops;
+int softrdma_iwarp_init(void);
+void softrdma_iwarp_exit(void);
 
 #endif /* SOFTRDMA_H */
