@@ -5,16 +5,19 @@
  * Markers are not offered: a peer that requires them is refused at
  * connection time (cm.c).
  */
-#include <linux/crc32c.h>
+#include <linux/crc32.h>
 #include <linux/uio.h>
 #include <net/sock.h>
 
 #include "iwarp.h"
 
-/* The MPA CRC of @len bytes: CRC32c, sent as its little-endian bytes. */
+/*
+ * The MPA CRC of @len bytes: CRC32c, sent as its little-endian bytes. The
+ * library's built-in CRC32c, so the module needs no libcrc32c.
+ */
 u32 softrdma_mpa_crc(const void *buf, u32 len)
 {
-	return ~crc32c(~0U, buf, len);
+	return ~__crc32c_le(~0U, buf, len);
 }
 
 /**
