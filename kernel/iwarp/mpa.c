@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * MPA framing (RFC 5044 4): an FPDU is the ULPDU's length, the ULPDU, a pad
- * to a multiple of 4 bytes and, if negotiated, a CRC32c of all of that.
+ * to a multiple of 4 bytes and the CRC field: a CRC32c of all of that if
+ * negotiated, else zero.
  * Markers are not offered: a peer that requires them is refused at
  * connection time (cm.c).
  */
@@ -24,7 +25,7 @@ u32 softrdma_mpa_crc(const void *buf, u32 len)
  * softrdma_fpdu_close - finish an FPDU whose ULPDU is in place
  * @fpdu: the FPDU; the ULPDU starts at byte 2
  * @ulpdu_len: its length
- * @crc: append the CRC
+ * @crc: fill the CRC field (it is there either way, zero without CRC)
  *
  * Return: the FPDU's length on the wire.
  */
@@ -35,11 +36,8 @@ u32 softrdma_fpdu_close(u8 *fpdu, u32 ulpdu_len, bool crc)
 	put_unaligned_be16(ulpdu_len, fpdu);
 	memset(fpdu + len, 0, pad);
 	len += pad;
-	if (crc) {
-		put_unaligned_le32(softrdma_mpa_crc(fpdu, len), fpdu + len);
-		len += 4;
-	}
-	return len;
+	put_unaligned_le32(crc ? softrdma_mpa_crc(fpdu, len) : 0, fpdu + len);
+	return len + 4;
 }
 
 /* Send all of @buf on @sock, blocking (process context only). */

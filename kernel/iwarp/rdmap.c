@@ -1001,8 +1001,8 @@ static void softrdma_iw_rx_work(struct work_struct *work)
 				spin_unlock_bh(&qp->lock);
 				return;
 			}
-			iw->rx_need = 2 + ulen + (-(2 + ulen) & 3) +
-				      (iw->crc ? 4 : 0);
+			/* The CRC field is there even without CRC. */
+			iw->rx_need = 2 + ulen + (-(2 + ulen) & 3) + 4;
 			continue;
 		}
 		spin_lock_bh(&qp->lock);
