@@ -198,8 +198,9 @@ static void softrdma_iw_terminate(struct softrdma_qp *qp, u8 layer, u8 etype,
 {
 	struct softrdma_iw_qp *iw = qp->iw;
 
-	ibdev_info_ratelimited(&qp->sdev->ibdev, "QP %u: terminate layer %u type %u code 0x%x\n",
-		  qp->ibqp.qp_num, layer, etype, code);
+	ibdev_info_ratelimited(&qp->sdev->ibdev,
+			       "QP %u: terminate layer %u type %u code 0x%x\n",
+			       qp->ibqp.qp_num, layer, etype, code);
 	if (qp->state != IB_QPS_ERR)
 		softrdma_iw_qp_fail(qp);
 	if (iw->term_due || !iw->sock)
@@ -862,9 +863,10 @@ static void softrdma_iw_rx_term(struct softrdma_qp *qp, u8 *p, u32 n)
 
 	if (n >= sizeof(t))
 		memcpy(&t, p, sizeof(t));
-	ibdev_info_ratelimited(&qp->sdev->ibdev, "QP %u: peer terminated: layer %u type %u code 0x%x\n",
-		  qp->ibqp.qp_num, t.layer_type >> 4, t.layer_type & 15,
-		  t.code);
+	ibdev_info_ratelimited(&qp->sdev->ibdev,
+			       "QP %u: peer terminated: layer %u type %u code 0x%x\n",
+			       qp->ibqp.qp_num, t.layer_type >> 4,
+			       t.layer_type & 15, t.code);
 	status = (t.layer_type >> 4 == TERM_LAYER_RDMAP &&
 		  (t.layer_type & 15) == TERM_RDMAP_PROTECTION) ||
 		 (t.layer_type >> 4 == TERM_LAYER_DDP &&
