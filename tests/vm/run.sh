@@ -251,6 +251,7 @@ test_interop_siw_rping() {
 }
 
 # perftest over rdma_cm (-R) between softiwarp on veth0 and on veth1 (b).
+# Not in ALL yet: perftest.sh passes -x 1 and an iWARP port has GID 0 only.
 test_perftest_iwarp() {
 	iwarp_pair
 	local t s
@@ -900,7 +901,7 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp rping_iwarp rping_iwarp_crc \
-interop_siw_rping perftest_iwarp \
+interop_siw_rping \
 rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
 rc_atomics interop_rxe_atomics rc_srq srq_pingpong rc_sqd \
