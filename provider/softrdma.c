@@ -607,11 +607,18 @@ static int sr_sq_doorbell(struct sr_qp *qp)
 	return sr_kick(&qp->vqp.qp, true);
 }
 
-/* Sends may be posted in RTS, SQD, SQE and ERR only. */
+/*
+ * Sends may be posted in RTS, SQD, SQE and ERR only. An iWARP QP enters RTS
+ * in the kernel, with its connection, while the RDMA CM left it in INIT
+ * (initiator) or RTR (responder) here: the kernel holds what is posted
+ * before the connection is up and sends it then.
+ */
 static bool sr_sq_postable(struct sr_qp *qp)
 {
 	int state = qp->state;
 
+	if (qp->vqp.qp.context->device->transport_type == IBV_TRANSPORT_IWARP)
+		return state != IBV_QPS_RESET;
 	return state != IBV_QPS_RESET && state != IBV_QPS_INIT &&
 	       state != IBV_QPS_RTR;
 }

@@ -264,9 +264,11 @@ int softrdma_register(const char *name, struct net_device *ndev,
 	ib_set_device_ops(ibdev, &softrdma_common_ops);
 	if (transport == SOFTRDMA_TRANSPORT_ROCE) {
 		ibdev->node_type = RDMA_NODE_IB_CA;
+		sdev->tops = &softrdma_roce_tops;
 		ib_set_device_ops(ibdev, &softrdma_roce_ops);
 	} else {
 		ibdev->node_type = RDMA_NODE_RNIC;
+		sdev->tops = &softrdma_iwarp_tops;
 		memcpy(ibdev->iw_ifname, ndev->name, sizeof(ibdev->iw_ifname));
 		ib_set_device_ops(ibdev, &softrdma_iwarp_ops);
 	}

@@ -198,15 +198,20 @@ static int __init softrdma_init(void)
 	ret = softrdma_roce_init();
 	if (ret)
 		goto err_poll;
+	ret = softrdma_iwarp_init();
+	if (ret)
+		goto err_roce;
 	ret = register_netdevice_notifier(&softrdma_netdev_nb);
 	if (ret) {
 		pr_err("softrdma: cannot register netdev notifier: %d\n", ret);
-		goto err_roce;
+		goto err_iwarp;
 	}
 	rdma_link_register(&softrdma_link_roce);
 	rdma_link_register(&softrdma_link_iwarp);
 	return 0;
 
+err_iwarp:
+	softrdma_iwarp_exit();
 err_roce:
 	softrdma_roce_exit();
 err_poll:
@@ -224,6 +229,7 @@ static void __exit softrdma_exit(void)
 	softrdma_unregister_on(NULL);
 	wait_event(softrdma_devices_gone,
 		   !atomic_read(&softrdma_num_devices));
+	softrdma_iwarp_exit();
 	softrdma_roce_exit();
 	softrdma_poll_exit();
 }

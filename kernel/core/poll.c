@@ -80,14 +80,14 @@ static bool softrdma_poll_qp(struct softrdma_qp *qp, ktime_t now, s64 idle_ns)
 	if (READ_ONCE(qp->state) != IB_QPS_RTS) {
 		softrdma_qp_need_wakeup(qp);
 		keep = false;
-	} else if (softrdma_req_pending(qp)) {
-		softrdma_req_run(qp);
+	} else if (qp->tops->req_pending(qp)) {
+		qp->tops->req_run(qp);
 		WRITE_ONCE(qp->poll_last, now);
 	} else if (ktime_to_ns(ktime_sub(now, READ_ONCE(qp->poll_last))) >
 		   idle_ns) {
 		softrdma_qp_need_wakeup(qp);
 		/* Published before the provider saw the flag? Keep going. */
-		if (softrdma_req_pending(qp))
+		if (qp->tops->req_pending(qp))
 			softrdma_ring_clear_flag(&qp->sq,
 						 SOFTRDMA_RING_NEED_WAKEUP);
 		else

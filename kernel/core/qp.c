@@ -83,6 +83,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				   (u32)sizeof(struct softrdma_sge));
 
 	qp->sdev = sdev;
+	qp->tops = sdev->tops;
 	qp->state = IB_QPS_RESET;
 	qp->sq_max_sge = cap->max_send_sge;
 	qp->rq_max_sge = cap->max_recv_sge;
@@ -95,6 +96,9 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->rq_lock);
 	INIT_WORK(&qp->kick_work, softrdma_kick_work);
 	mutex_init(&qp->state_lock);
+	spin_lock_init(&qp->lock);
+	refcount_set(&qp->refs, 1);
+	init_completion(&qp->released);
 	INIT_LIST_HEAD(&qp->poll_node);
 
 	ret = softrdma_ring_init(&qp->sq, sq_slots,
@@ -106,7 +110,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				 softrdma_rq_slot_size(qp->rq_max_sge));
 	if (ret)
 		goto err_sq;
-	ret = softrdma_rc_qp_init(qp);
+	ret = qp->tops->qp_init(qp);
 	if (ret)
 		goto err_rq;
 	/* Nobody polls the new SQ: the provider kicks. */
@@ -144,7 +148,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_qpn:
 	xa_erase(&sdev->qps, qpn);
 err_rq:
-	softrdma_rc_qp_cleanup(qp);
+	qp->tops->qp_cleanup(qp);
 	softrdma_ring_free(&qp->rq);
 err_sq:
 	softrdma_ring_free(&qp->sq);
@@ -160,11 +164,13 @@ int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&qp->sdev->qps, ibqp->qp_num);
 	softrdma_poll_del(qp);
 	cancel_work_sync(&qp->kick_work);
+	if (qp->tops->qp_teardown)
+		qp->tops->qp_teardown(qp);
 	/* Packets found the QP under RCU; then they hold a reference. */
 	synchronize_rcu();
 	softrdma_qp_put(qp);
 	wait_for_completion(&qp->released);
-	softrdma_rc_qp_cleanup(qp);
+	qp->tops->qp_cleanup(qp);
 	softrdma_ring_free(&qp->rq);
 	softrdma_ring_free(&qp->sq);
 	mutex_destroy(&qp->state_lock);
@@ -408,23 +414,27 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	ret = -EINVAL;
-	if (cur != qp->state ||
+	if (cur != qp->state)
+		goto out;
+	/* iWARP has no address vector: the connection manager's attributes. */
+	if (!qp->tops->modify_qp &&
 	    !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
 		goto out;
 	ret = softrdma_check_qp_attr(qp, attr, mask);
 	if (ret)
 		goto out;
-	/*
-	 * Not offered: the send queue error state (RC QPs never enter it),
-	 * and the connected states of iWARP QPs (their transport is still to
-	 * come).
-	 */
-	if (next == IB_QPS_SQE ||
-	    (qp->sdev->transport == SOFTRDMA_TRANSPORT_IWARP &&
-	     (next == IB_QPS_RTR || next == IB_QPS_RTS ||
-	      next == IB_QPS_SQD))) {
+	/* Not offered: the send queue error state (RC QPs never enter it). */
+	if (next == IB_QPS_SQE) {
 		ret = -EOPNOTSUPP;
 		goto out;
+	}
+	/* The transport's own states; 1: it did all there was to do. */
+	if (qp->tops->modify_qp) {
+		ret = qp->tops->modify_qp(qp, attr, mask, cur, next);
+		if (ret) {
+			ret = ret > 0 ? 0 : ret;
+			goto out;
+		}
 	}
 	if (mask & IB_QP_AV) {
 		ret = softrdma_qp_set_route(qp, &attr->ah_attr);
@@ -459,11 +469,11 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (next != IB_QPS_RTS)
 		softrdma_qp_need_wakeup(qp);
 	if (next == IB_QPS_SQD)
-		softrdma_sqd_check(qp);
+		qp->tops->sqd_check(qp);
 	else if (next == IB_QPS_RTS && cur == IB_QPS_SQD)
-		softrdma_req_run(qp);	/* what was posted while drained */
-	if (next == IB_QPS_RESET || next == IB_QPS_ERR)
-		softrdma_resp_stop(qp);
+		qp->tops->req_run(qp);	/* what was posted while drained */
+	if ((next == IB_QPS_RESET || next == IB_QPS_ERR) && qp->tops->qp_stop)
+		qp->tops->qp_stop(qp);
 	if (next == IB_QPS_RESET) {
 		softrdma_qp_reset_rings(qp);
 		softrdma_ring_clear_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
@@ -536,7 +546,7 @@ void softrdma_qp_doorbell(struct softrdma_qp *qp)
 		softrdma_qp_flush(qp);
 		break;
 	case IB_QPS_RTS:
-		softrdma_req_run(qp);
+		qp->tops->req_run(qp);
 		break;
 	default:
 		break;

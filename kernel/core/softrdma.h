@@ -51,12 +51,43 @@ enum softrdma_counter {
 	SOFTRDMA_NUM_COUNTERS
 };
 
+struct softrdma_qp;
+
+/*
+ * What differs between RoCEv2 and iWARP under a QP: its transport state,
+ * its requester and its teardown. The core calls through the device's
+ * const table (one indirect call per doorbell).
+ */
+struct softrdma_transport_ops {
+	int (*qp_init)(struct softrdma_qp *qp);
+	/* Before destroy waits for the QP's references (may be NULL). */
+	void (*qp_teardown)(struct softrdma_qp *qp);
+	/* After the last reference is gone. */
+	void (*qp_cleanup)(struct softrdma_qp *qp);
+	/* The requester; callers hold qp->lock. */
+	void (*req_run)(struct softrdma_qp *qp);
+	bool (*req_pending)(struct softrdma_qp *qp);
+	void (*sqd_check)(struct softrdma_qp *qp);
+	/*
+	 * The QP leaves the working states (to RESET or ERR): drop output
+	 * in progress; qp->lock held (may be NULL).
+	 */
+	void (*qp_stop)(struct softrdma_qp *qp);
+	/*
+	 * A transport with its own state machine (iWARP) takes modify_qp
+	 * over after the common checks; NULL for the IBTA one.
+	 */
+	int (*modify_qp)(struct softrdma_qp *qp, struct ib_qp_attr *attr,
+			 int mask, enum ib_qp_state cur, enum ib_qp_state next);
+};
+
 /* One softrdma device: an ib_device bound to one netdev, one port. */
 struct softrdma_dev {
 	struct ib_device ibdev;
 	struct net_device *netdev;	/* reference held while we exist */
 	netdevice_tracker netdev_tracker;
 	enum softrdma_transport transport;
+	const struct softrdma_transport_ops *tops;
 	struct list_head list;		/* in softrdma_devices (RCU) */
 	bool unregistering;
 	struct net *roce_net;		/* whose UDP socket we hold */
@@ -144,11 +175,16 @@ struct softrdma_swqe {
 	u32 npkts;
 	u32 first_psn;
 	u32 last_psn;
+	bool done;		/* iWARP: sent (or read back), to complete */
 };
+
+struct softrdma_iw_qp;
 
 struct softrdma_qp {
 	struct ib_qp ibqp;
 	struct softrdma_dev *sdev;
+	const struct softrdma_transport_ops *tops;
+	struct softrdma_iw_qp *iw;	/* iWARP transport state */
 	struct mutex state_lock;	/* modify_qp against modify_qp */
 	spinlock_t lock;		/* state and transport state */
 	refcount_t refs;		/* packets being handled */
@@ -452,16 +488,14 @@ u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
 		   const u8 *bth, unsigned int len);
 
 /* roce/rc.c */
+extern const struct softrdma_transport_ops softrdma_roce_tops;
 void softrdma_roce_rcv(struct sk_buff *skb);
-void softrdma_req_run(struct softrdma_qp *qp);
-bool softrdma_req_pending(struct softrdma_qp *qp);
-void softrdma_sqd_check(struct softrdma_qp *qp);
-void softrdma_resp_stop(struct softrdma_qp *qp);
-int softrdma_rc_qp_init(struct softrdma_qp *qp);
-void softrdma_rc_qp_cleanup(struct softrdma_qp *qp);
 void softrdma_qp_put(struct softrdma_qp *qp);
 
 /* iwarp/iwarp.c */
 extern const struct ib_device_ops softrdma_iwarp_ops;
+extern const struct softrdma_transport_ops softrdma_iwarp_tops;
+int softrdma_iwarp_init(void);
+void softrdma_iwarp_exit(void);
 
 #endif /* SOFTRDMA_H */

@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * iWARP device specifics: one GID (the MAC address) and the iw_cm entry
- * points. Connections arrive with the MPA/DDP/RDMAP transport; until then
- * the connection manager's calls answer -EOPNOTSUPP.
+ * iWARP device specifics: one GID (the MAC address), the iw_cm entry points
+ * (cm.c) and the transport's QP operations (rdmap.c), with its own state
+ * machine: only the connection manager moves a QP to RTS, and leaving RTS
+ * closes the connection.
  */
+#include <linux/module.h>
 #include <rdma/iw_cm.h>
 
-#include "softrdma.h"
+#include "iwarp.h"
+
+bool softrdma_iw_mpa_crc;
+module_param_named(mpa_crc, softrdma_iw_mpa_crc, bool, 0644);
+MODULE_PARM_DESC(mpa_crc, "iWARP: ask for MPA CRC32c (default: only if the peer does)");
+
+bool softrdma_iw_p2p;
+module_param_named(peer_to_peer, softrdma_iw_p2p, bool, 0644);
+MODULE_PARM_DESC(peer_to_peer, "iWARP: ask for RFC 6581 peer-to-peer mode (an RTR) as initiator");
+
+struct workqueue_struct *softrdma_iw_wq;
 
 static int softrdma_iwarp_port_immutable(struct ib_device *ibdev, u32 port,
 					 struct ib_port_immutable *immutable)
@@ -26,46 +38,111 @@ static int softrdma_iwarp_query_gid(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-static void softrdma_iw_add_ref(struct ib_qp *qp)
+/* iw_cm's references keep the QP from being destroyed under it. */
+static void softrdma_iw_add_ref(struct ib_qp *ibqp)
 {
+	refcount_inc(&to_sqp(ibqp)->refs);
 }
 
-static void softrdma_iw_rem_ref(struct ib_qp *qp)
+static void softrdma_iw_rem_ref(struct ib_qp *ibqp)
 {
+	softrdma_qp_put(to_sqp(ibqp));
 }
 
 static struct ib_qp *softrdma_iw_get_qp(struct ib_device *ibdev, int qpn)
 {
-	return NULL;
+	struct softrdma_qp *qp = xa_load(&to_sdev(ibdev)->qps, qpn);
+
+	return qp ? &qp->ibqp : NULL;
 }
 
-static int softrdma_iw_connect(struct iw_cm_id *id,
-			       struct iw_cm_conn_param *param)
+static void softrdma_iw_sqd_check(struct softrdma_qp *qp)
 {
-	return -EOPNOTSUPP;
 }
 
-static int softrdma_iw_accept(struct iw_cm_id *id,
-			      struct iw_cm_conn_param *param)
+/* The QP's connection, with a reference, or NULL. */
+static struct softrdma_cep *softrdma_iw_qp_cep(struct softrdma_qp *qp)
 {
-	return -EOPNOTSUPP;
+	struct softrdma_cep *cep;
+
+	spin_lock_bh(&qp->lock);
+	cep = qp->iw->cep;
+	if (cep)
+		kref_get(&cep->ref);
+	spin_unlock_bh(&qp->lock);
+	return cep;
 }
 
-static int softrdma_iw_reject(struct iw_cm_id *id, const void *pdata,
-			      u8 pdata_len)
+/* Destroying a connected QP aborts its connection first. */
+static void softrdma_iw_qp_teardown(struct softrdma_qp *qp)
 {
-	return -EOPNOTSUPP;
+	struct softrdma_cep *cep = softrdma_iw_qp_cep(qp);
+
+	if (!cep)
+		return;
+	softrdma_cep_close(cep, false);
+	flush_work(&cep->work);
+	softrdma_cep_put(cep);
 }
 
-static int softrdma_iw_create_listen(struct iw_cm_id *id, int backlog)
+/*
+ * iWARP states (RFC 5040 and the verbs of RDMAC): RTR is a waypoint the
+ * RDMA CM asks for; RTS comes with the connection; SQD (what iw_cm asks
+ * for on a graceful disconnect) closes it, ERR aborts it.
+ */
+static int softrdma_iw_modify_qp(struct softrdma_qp *qp,
+				 struct ib_qp_attr *attr, int mask,
+				 enum ib_qp_state cur, enum ib_qp_state next)
 {
-	return -EOPNOTSUPP;
+	struct softrdma_cep *cep;
+
+	if (next == cur && next != IB_QPS_RESET && next != IB_QPS_INIT)
+		return 0;
+	switch (next) {
+	case IB_QPS_INIT:
+		/* The RDMA CM gives the port and access flags, no P_Key. */
+		if (cur == IB_QPS_RESET)
+			return mask & IB_QP_PORT ? 0 : -EINVAL;
+		break;
+	case IB_QPS_RTR:
+		return cur == IB_QPS_INIT ? 0 : -EINVAL;
+	case IB_QPS_RTS:
+		/* Only the connection manager moves a QP to RTS. */
+		return -EINVAL;
+	case IB_QPS_SQD:
+		if (cur != IB_QPS_RTS)
+			return -EINVAL;
+		cep = softrdma_iw_qp_cep(qp);
+		if (cep) {
+			softrdma_cep_close(cep, true);
+			softrdma_cep_put(cep);
+		}
+		return 1;
+	case IB_QPS_ERR:
+	case IB_QPS_RESET:
+		cep = softrdma_iw_qp_cep(qp);
+		if (cep) {
+			softrdma_cep_close(cep, false);
+			softrdma_cep_put(cep);
+		}
+		break;
+	default:
+		break;
+	}
+	if (!ib_modify_qp_is_ok(cur, next, qp->ibqp.qp_type, mask))
+		return -EINVAL;
+	return 0;
 }
 
-static int softrdma_iw_destroy_listen(struct iw_cm_id *id)
-{
-	return -EOPNOTSUPP;
-}
+const struct softrdma_transport_ops softrdma_iwarp_tops = {
+	.qp_init = softrdma_iw_qp_init,
+	.qp_teardown = softrdma_iw_qp_teardown,
+	.qp_cleanup = softrdma_iw_qp_cleanup,
+	.req_run = softrdma_iw_req_run,
+	.req_pending = softrdma_iw_req_pending,
+	.sqd_check = softrdma_iw_sqd_check,
+	.modify_qp = softrdma_iw_modify_qp,
+};
 
 const struct ib_device_ops softrdma_iwarp_ops = {
 	.get_port_immutable = softrdma_iwarp_port_immutable,
@@ -79,3 +156,15 @@ const struct ib_device_ops softrdma_iwarp_ops = {
 	.iw_create_listen = softrdma_iw_create_listen,
 	.iw_destroy_listen = softrdma_iw_destroy_listen,
 };
+
+int softrdma_iwarp_init(void)
+{
+	/* Senders block in their sockets: unbound, no concurrency limit. */
+	softrdma_iw_wq = alloc_workqueue("softrdma_iw", WQ_UNBOUND, 0);
+	return softrdma_iw_wq ? 0 : -ENOMEM;
+}
+
+void softrdma_iwarp_exit(void)
+{
+	destroy_workqueue(softrdma_iw_wq);
+}

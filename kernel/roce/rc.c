@@ -95,6 +95,8 @@ out:
 }
 
 /* Move the QP to the error state from the data path; flush it. */
+static void softrdma_resp_stop(struct softrdma_qp *qp);
+
 static void softrdma_qp_fail(struct softrdma_qp *qp)
 {
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
@@ -475,7 +477,7 @@ sized:
 }
 
 /* Has the provider published WQEs the requester has not taken yet? */
-bool softrdma_req_pending(struct softrdma_qp *qp)
+static bool softrdma_req_pending(struct softrdma_qp *qp)
 {
 	/* Acquire pairs with the provider's release of its WQEs. */
 	return smp_load_acquire(&qp->sq.hdr->producer) != qp->req.send_idx &&
@@ -506,7 +508,7 @@ static bool softrdma_req_doorbell(struct softrdma_qp *qp)
  * The requester: send the WQEs the provider has published. Runs on a kick,
  * from the poller, and after every acknowledgment. Caller holds qp->lock.
  */
-void softrdma_req_run(struct softrdma_qp *qp)
+static void softrdma_req_run(struct softrdma_qp *qp)
 {
 	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
 	bool sent = false;
@@ -597,7 +599,7 @@ window_full:
  * flight is acknowledged, the consumer asked for it, the SQ_DRAINED event.
  * Caller holds qp->lock.
  */
-void softrdma_sqd_check(struct softrdma_qp *qp)
+static void softrdma_sqd_check(struct softrdma_qp *qp)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
@@ -1441,7 +1443,7 @@ out:
  * The READ answer being sent stops (its MR is let go), waiting requests
  * are dropped, and no ACK is due any more.
  */
-void softrdma_resp_stop(struct softrdma_qp *qp)
+static void softrdma_resp_stop(struct softrdma_qp *qp)
 {
 	qp->resp.rd_active = false;
 	if (qp->resp.rd_mr)
@@ -1451,15 +1453,14 @@ void softrdma_resp_stop(struct softrdma_qp *qp)
 	qp->resp.ack_pending = false;
 }
 
-int softrdma_rc_qp_init(struct softrdma_qp *qp)
+static void softrdma_rc_qp_cleanup(struct softrdma_qp *qp);
+
+static int softrdma_rc_qp_init(struct softrdma_qp *qp)
 {
 	size_t n = qp->sq.num_slots;
 
 	tasklet_setup(&qp->resp.tasklet, softrdma_resp_tasklet);
 	skb_queue_head_init(&qp->resp.backlog);
-	spin_lock_init(&qp->lock);
-	refcount_set(&qp->refs, 1);
-	init_completion(&qp->released);
 	timer_setup(&qp->req.timer, softrdma_req_timeout, 0);
 	qp->swqe = kvcalloc(n, sizeof(*qp->swqe), GFP_KERNEL);
 	qp->ssge = kvcalloc(n * qp->sq_max_sge, sizeof(*qp->ssge), GFP_KERNEL);
@@ -1471,7 +1472,7 @@ int softrdma_rc_qp_init(struct softrdma_qp *qp)
 	return 0;
 }
 
-void softrdma_rc_qp_cleanup(struct softrdma_qp *qp)
+static void softrdma_rc_qp_cleanup(struct softrdma_qp *qp)
 {
 	del_timer_sync(&qp->req.timer);
 	tasklet_kill(&qp->resp.tasklet);
@@ -1489,3 +1490,12 @@ void softrdma_qp_put(struct softrdma_qp *qp)
 	if (refcount_dec_and_test(&qp->refs))
 		complete(&qp->released);
 }
+
+const struct softrdma_transport_ops softrdma_roce_tops = {
+	.qp_init = softrdma_rc_qp_init,
+	.qp_cleanup = softrdma_rc_qp_cleanup,
+	.req_run = softrdma_req_run,
+	.req_pending = softrdma_req_pending,
+	.sqd_check = softrdma_sqd_check,
+	.qp_stop = softrdma_resp_stop,
+};

@@ -1,0 +1,780 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Connection management for the kernel's iw_cm: kernel TCP sockets in the
+ * netdev's network namespace, and the MPA request/reply exchange (RFC 5044
+ * 7.1) with the enhanced connection establishment of RFC 6581 (IRD/ORD and
+ * the peer-to-peer RTR).
+ *
+ * Each endpoint (struct softrdma_cep) does its work in one work item,
+ * serialised by its mutex; the socket callbacks, which run in softirq
+ * context, only queue work. Markers are not offered: a peer that asks for
+ * them is refused.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "iwarp.h"
+
+static void softrdma_cep_work(struct work_struct *work);
+
+static struct softrdma_cep *softrdma_cep_alloc(struct softrdma_dev *sdev)
+{
+	struct softrdma_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+
+	if (!cep)
+		return NULL;
+	kref_init(&cep->ref);
+	mutex_init(&cep->mutex);
+	INIT_WORK(&cep->work, softrdma_cep_work);
+	cep->sdev = sdev;
+	cep->state = CEP_IDLE;
+	return cep;
+}
+
+static void softrdma_cep_release(struct kref *ref)
+{
+	struct softrdma_cep *cep = container_of(ref, struct softrdma_cep, ref);
+
+	WARN_ON(cep->sock || cep->qp || cep->cm_id);
+	mutex_destroy(&cep->mutex);
+	kfree(cep);
+}
+
+void softrdma_cep_put(struct softrdma_cep *cep)
+{
+	kref_put(&cep->ref, softrdma_cep_release);
+}
+
+/* Queue the endpoint's work; the work holds a reference. Any context. */
+static void softrdma_cep_queue(struct softrdma_cep *cep)
+{
+	kref_get(&cep->ref);
+	if (!queue_work(softrdma_iw_wq, &cep->work))
+		softrdma_cep_put(cep);
+}
+
+/* Close the connection (any context): @graceful sends what is queued. */
+void softrdma_cep_close(struct softrdma_cep *cep, bool graceful)
+{
+	set_bit(graceful ? CEP_F_CLOSE : CEP_F_ABORT, &cep->flags);
+	softrdma_cep_queue(cep);
+}
+
+/* The peer-to-peer RTR arrived (any context). */
+void softrdma_cep_established(struct softrdma_cep *cep)
+{
+	set_bit(CEP_F_ESTABLISHED, &cep->flags);
+	softrdma_cep_queue(cep);
+}
+
+static void softrdma_cep_data_ready(struct sock *sk)
+{
+	struct softrdma_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep) {
+		struct softrdma_qp *qp = READ_ONCE(cep->rx_qp);
+
+		if (qp)
+			softrdma_iw_data_ready(qp);
+		else
+			softrdma_cep_queue(cep);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void softrdma_cep_state_change(struct sock *sk)
+{
+	void (*old)(struct sock *sk) = NULL;
+	struct softrdma_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep) {
+		struct softrdma_qp *qp = READ_ONCE(cep->rx_qp);
+
+		old = cep->old_state_change;
+		/* The receiver or the MPA reader sees EOF or the error. */
+		if (qp)
+			softrdma_iw_data_ready(qp);
+		else
+			softrdma_cep_queue(cep);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	/* Wakes a sender blocked in the socket. */
+	if (old)
+		old(sk);
+}
+
+/* Take @sock over (cep->mutex held): our callbacks, TCP_NODELAY. */
+static void softrdma_cep_attach(struct softrdma_cep *cep, struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	tcp_sock_set_nodelay(sk);
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->old_data_ready = sk->sk_data_ready;
+	cep->old_state_change = sk->sk_state_change;
+	cep->old_write_space = sk->sk_write_space;
+	sk->sk_user_data = cep;
+	sk->sk_data_ready = softrdma_cep_data_ready;
+	sk->sk_state_change = softrdma_cep_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	cep->sock = sock;
+}
+
+/* Give the socket's callbacks back and release it (cep->mutex held). */
+static void softrdma_cep_release_sock(struct softrdma_cep *cep)
+{
+	struct socket *sock = cep->sock;
+	struct sock *sk;
+
+	if (!sock)
+		return;
+	sk = sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = cep->old_data_ready;
+	sk->sk_state_change = cep->old_state_change;
+	sk->sk_write_space = cep->old_write_space;
+	cep->rx_qp = NULL;
+	write_unlock_bh(&sk->sk_callback_lock);
+	cep->sock = NULL;
+	sock_release(sock);
+}
+
+static void softrdma_cep_set_rx_qp(struct softrdma_cep *cep,
+				   struct softrdma_qp *qp)
+{
+	struct sock *sk = cep->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->rx_qp = qp;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void softrdma_cep_event(struct softrdma_cep *cep,
+			       enum iw_cm_event_type type, int status,
+			       void *pdata, u8 pdlen)
+{
+	struct iw_cm_event ev = {
+		.event = type,
+		.status = status,
+		.private_data = pdata,
+		.private_data_len = pdlen,
+		.ird = cep->ird,
+		.ord = cep->ord,
+	};
+
+	if (!cep->cm_id)
+		return;
+	if (cep->sock) {
+		kernel_getsockname(cep->sock, (struct sockaddr *)&ev.local_addr);
+		kernel_getpeername(cep->sock,
+				   (struct sockaddr *)&ev.remote_addr);
+	}
+	cep->cm_id->event_handler(cep->cm_id, &ev);
+}
+
+/*
+ * Close the connection (cep->mutex held): the QP leaves RTS, flushed, the
+ * socket goes (with a reset if @abort), iw_cm hears of it.
+ */
+static void softrdma_cep_do_close(struct softrdma_cep *cep, bool abort)
+{
+	struct softrdma_cep *listener = cep->listener;
+
+	if (cep->state == CEP_CLOSED)
+		return;
+	if (cep->sock) {
+		if (abort)
+			sock_no_linger(cep->sock->sk);
+		/* Unblocks a sender; a graceful close still sends its data. */
+		kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+	}
+	if (cep->qp) {
+		if (cep->sock)
+			softrdma_cep_set_rx_qp(cep, NULL);
+		softrdma_iw_qp_stop(cep->qp);
+		softrdma_qp_put(cep->qp);
+		cep->qp = NULL;
+	}
+	softrdma_cep_release_sock(cep);
+	if (cep->connected) {
+		cep->connected = false;
+		/* Harmless after the ULP's own disconnect: iw_cm ignores it. */
+		softrdma_cep_event(cep, IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
+		softrdma_cep_event(cep, IW_CM_EVENT_CLOSE, 0, NULL, 0);
+	}
+	if (cep->cm_id) {
+		cep->cm_id->rem_ref(cep->cm_id);
+		cep->cm_id = NULL;
+	}
+	cep->state = CEP_CLOSED;
+	cep->listener = NULL;
+	if (listener)
+		softrdma_cep_put(listener);
+	/* The connection's own reference. */
+	softrdma_cep_put(cep);
+}
+
+/*
+ * Read the MPA request or reply frame without blocking (cep->mutex held).
+ * Return: 1 when whole, 0 when more must come, or -errno.
+ */
+static int softrdma_cep_read_mpa(struct softrdma_cep *cep)
+{
+	struct softrdma_mpa_rr *rr = (void *)cep->mpa;
+
+	for (;;) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		u32 need = sizeof(*rr);
+		struct kvec iov;
+		int n;
+
+		if (cep->mpa_have >= sizeof(*rr)) {
+			if (ntohs(rr->pd_len) > SOFTRDMA_MPA_MAX_PD)
+				return -EPROTO;
+			need += ntohs(rr->pd_len);
+		}
+		if (cep->mpa_have == need)
+			return 1;
+		iov.iov_base = cep->mpa + cep->mpa_have;
+		iov.iov_len = need - cep->mpa_have;
+		n = kernel_recvmsg(cep->sock, &msg, &iov, 1, iov.iov_len,
+				   MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			return 0;
+		if (n <= 0)
+			return n ? n : -ECONNRESET;
+		cep->mpa_have += n;
+	}
+}
+
+/* Send an MPA request or reply (process context, cep->mutex held). */
+static int softrdma_cep_send_mpa(struct softrdma_cep *cep, bool reply,
+				 bool reject, const void *pdata, u8 pdlen)
+{
+	size_t v2len = cep->enhanced ? sizeof(struct softrdma_mpa_v2) : 0;
+	struct softrdma_mpa_rr *rr;
+	size_t len = sizeof(*rr) + v2len + pdlen;
+	int ret;
+
+	rr = kzalloc(len, GFP_KERNEL);
+	if (!rr)
+		return -ENOMEM;
+	memcpy(rr->key, reply ? SOFTRDMA_MPA_KEY_REP : SOFTRDMA_MPA_KEY_REQ,
+	       SOFTRDMA_MPA_KEY_LEN);
+	rr->flags = (cep->crc ? SOFTRDMA_MPA_FLAG_C : 0) |
+		    (reject ? SOFTRDMA_MPA_FLAG_R : 0) |
+		    (cep->enhanced ? SOFTRDMA_MPA_FLAG_E : 0);
+	rr->rev = cep->mpa_rev;
+	rr->pd_len = htons(v2len + pdlen);
+	if (cep->enhanced) {
+		struct softrdma_mpa_v2 *v2 = (void *)(rr + 1);
+		u16 ird = min_t(u16, cep->ird, SOFTRDMA_MPA_V2_MASK);
+		u16 ord = min_t(u16, cep->ord, SOFTRDMA_MPA_V2_MASK);
+
+		if (cep->p2p) {
+			ird |= SOFTRDMA_MPA_V2_P2P;
+			/* We offer, and can answer, a zero-length Write. */
+			ord |= reply ? cep->rtr : SOFTRDMA_MPA_V2_WRITE0;
+		}
+		v2->ird = htons(ird);
+		v2->ord = htons(ord);
+	}
+	if (pdlen)
+		memcpy((u8 *)(rr + 1) + v2len, pdata, pdlen);
+	ret = softrdma_iw_sendbuf(cep->sock, rr, len);
+	kfree(rr);
+	return ret;
+}
+
+/* The revision 2 data at the start of the private data, if any. */
+static void softrdma_cep_parse_v2(struct softrdma_cep *cep, u8 **pd,
+				  u16 *pdlen, u16 *peer_ird, u16 *peer_ord,
+				  u16 *ctl_ird, u16 *ctl_ord)
+{
+	struct softrdma_mpa_rr *rr = (void *)cep->mpa;
+	struct softrdma_mpa_v2 v2;
+
+	*pd = cep->mpa + sizeof(*rr);
+	*pdlen = ntohs(rr->pd_len);
+	*peer_ird = SOFTRDMA_MAX_RD_ATOMIC;
+	*peer_ord = SOFTRDMA_MAX_RD_ATOMIC;
+	*ctl_ird = 0;
+	*ctl_ord = 0;
+	if (rr->rev < 2 || !(rr->flags & SOFTRDMA_MPA_FLAG_E) ||
+	    *pdlen < sizeof(v2))
+		return;
+	memcpy(&v2, *pd, sizeof(v2));
+	*pd += sizeof(v2);
+	*pdlen -= sizeof(v2);
+	*peer_ird = ntohs(v2.ird) & SOFTRDMA_MPA_V2_MASK;
+	*peer_ord = ntohs(v2.ord) & SOFTRDMA_MPA_V2_MASK;
+	*ctl_ird = ntohs(v2.ird) & ~SOFTRDMA_MPA_V2_MASK;
+	*ctl_ord = ntohs(v2.ord) & ~SOFTRDMA_MPA_V2_MASK;
+}
+
+/* Passive side: the MPA request is in; offer it to the listener's iw_cm. */
+static int softrdma_cep_proc_req(struct softrdma_cep *cep)
+{
+	struct softrdma_mpa_rr *rr = (void *)cep->mpa;
+	struct softrdma_cep *listener = cep->listener;
+	u16 pdlen, peer_ird, peer_ord, ctl_ird, ctl_ord;
+	struct iw_cm_event ev = {};
+	u8 *pd;
+	int ret;
+
+	if (memcmp(rr->key, SOFTRDMA_MPA_KEY_REQ, SOFTRDMA_MPA_KEY_LEN) ||
+	    rr->rev < 1)
+		return -EPROTO;
+	/* Answer in the lower of the two revisions. */
+	cep->mpa_rev = min_t(u8, rr->rev, 2);
+	cep->enhanced = cep->mpa_rev == 2 && (rr->flags & SOFTRDMA_MPA_FLAG_E);
+	cep->crc = (rr->flags & SOFTRDMA_MPA_FLAG_C) || softrdma_iw_mpa_crc;
+	softrdma_cep_parse_v2(cep, &pd, &pdlen, &peer_ird, &peer_ord,
+			      &ctl_ird, &ctl_ord);
+	if (cep->enhanced && pdlen > SOFTRDMA_MPA_MAX_PD - 4)
+		return -EPROTO;
+	/* What the peer reads from us we answer (IRD), and vice versa. */
+	cep->ird = min_t(u16, peer_ord, SOFTRDMA_MAX_RD_ATOMIC);
+	cep->ord = min_t(u16, peer_ird, SOFTRDMA_MAX_RD_ATOMIC);
+	cep->p2p = cep->enhanced && (ctl_ird & SOFTRDMA_MPA_V2_P2P);
+	if (cep->p2p) {
+		if (ctl_ord & SOFTRDMA_MPA_V2_WRITE0)
+			cep->rtr = SOFTRDMA_MPA_V2_WRITE0;
+		else if (ctl_ord & SOFTRDMA_MPA_V2_READ0)
+			cep->rtr = SOFTRDMA_MPA_V2_READ0;
+		else
+			cep->rtr = 0;	/* a zero-length Send: not offered */
+	}
+	if ((rr->flags & SOFTRDMA_MPA_FLAG_M) || (cep->p2p && !cep->rtr)) {
+		/* Markers or a Send RTR: refused, the peer learns it. */
+		softrdma_cep_send_mpa(cep, true, true, NULL, 0);
+		return -EOPNOTSUPP;
+	}
+
+	mutex_lock(&listener->mutex);
+	if (listener->state != CEP_LISTEN || !listener->cm_id) {
+		mutex_unlock(&listener->mutex);
+		return -ECONNREFUSED;
+	}
+	ev.event = IW_CM_EVENT_CONNECT_REQUEST;
+	ev.provider_data = cep;
+	ev.private_data = pd;
+	ev.private_data_len = pdlen;
+	ev.ird = cep->ird;
+	ev.ord = cep->ord;
+	kernel_getsockname(cep->sock, (struct sockaddr *)&ev.local_addr);
+	kernel_getpeername(cep->sock, (struct sockaddr *)&ev.remote_addr);
+	cep->state = CEP_AWAIT_ACCEPT;
+	/* Held until iw_cm accepts or rejects. */
+	kref_get(&cep->ref);
+	ret = listener->cm_id->event_handler(listener->cm_id, &ev);
+	mutex_unlock(&listener->mutex);
+	if (ret) {
+		cep->state = CEP_AWAIT_REQ;
+		softrdma_cep_put(cep);
+	}
+	return ret;
+}
+
+/* Active side: the MPA reply is in. */
+static void softrdma_cep_proc_rep(struct softrdma_cep *cep)
+{
+	struct softrdma_mpa_rr *rr = (void *)cep->mpa;
+	u16 pdlen, peer_ird, peer_ord, ctl_ird, ctl_ord;
+	struct softrdma_qp *qp = cep->qp;
+	u8 *pd;
+	int ret;
+
+	if (memcmp(rr->key, SOFTRDMA_MPA_KEY_REP, SOFTRDMA_MPA_KEY_LEN) ||
+	    rr->rev < 1 || rr->rev > cep->mpa_rev) {
+		ret = -EPROTO;
+		goto fail;
+	}
+	if (cep->enhanced && (rr->rev < 2 || !(rr->flags & SOFTRDMA_MPA_FLAG_E)))
+		cep->enhanced = false;	/* the peer answered in revision 1 */
+	softrdma_cep_parse_v2(cep, &pd, &pdlen, &peer_ird, &peer_ord,
+			      &ctl_ird, &ctl_ord);
+	if (rr->flags & SOFTRDMA_MPA_FLAG_R) {
+		softrdma_cep_event(cep, IW_CM_EVENT_CONNECT_REPLY,
+				   -ECONNREFUSED, pd, pdlen);
+		softrdma_cep_do_close(cep, false);
+		return;
+	}
+	if (rr->flags & SOFTRDMA_MPA_FLAG_M) {
+		/* Markers are not implemented: refuse the connection. */
+		ret = -ECONNREFUSED;
+		goto fail;
+	}
+	cep->crc = rr->flags & SOFTRDMA_MPA_FLAG_C;
+	cep->ord = min_t(u16, cep->ord, peer_ird);
+	if (cep->p2p && !(ctl_ird & SOFTRDMA_MPA_V2_P2P))
+		cep->p2p = false;
+	if (cep->p2p) {
+		cep->rtr = ctl_ord & (SOFTRDMA_MPA_V2_WRITE0 |
+				      SOFTRDMA_MPA_V2_READ0);
+		if (cep->rtr != SOFTRDMA_MPA_V2_WRITE0) {
+			ret = -EPROTO;
+			goto fail;
+		}
+		/* The RTR goes first, before the QP's own traffic. */
+		qp->iw->crc = cep->crc;
+		ret = softrdma_iw_send_rtr(qp, cep->sock, cep->rtr);
+		if (ret)
+			goto fail;
+	}
+	ret = softrdma_iw_qp_start(qp, cep);
+	if (ret)
+		goto fail;
+	softrdma_cep_set_rx_qp(cep, qp);
+	cep->state = CEP_RTS;
+	cep->connected = true;
+	softrdma_cep_event(cep, IW_CM_EVENT_CONNECT_REPLY, 0, pd, pdlen);
+	return;
+
+fail:
+	softrdma_cep_event(cep, IW_CM_EVENT_CONNECT_REPLY, ret, NULL, 0);
+	softrdma_cep_do_close(cep, true);
+}
+
+/* A listener's new connections (cep->mutex held). */
+static void softrdma_cep_accept_all(struct softrdma_cep *listener)
+{
+	for (;;) {
+		struct softrdma_cep *cep;
+		struct socket *sock;
+
+		if (!listener->sock ||
+		    kernel_accept(listener->sock, &sock, O_NONBLOCK))
+			return;
+		cep = softrdma_cep_alloc(listener->sdev);
+		if (!cep) {
+			sock_release(sock);
+			continue;
+		}
+		kref_get(&listener->ref);
+		cep->listener = listener;
+		mutex_lock(&cep->mutex);
+		softrdma_cep_attach(cep, sock);
+		/* The child was cloned with the listener's callbacks. */
+		cep->old_data_ready = listener->old_data_ready;
+		cep->old_state_change = listener->old_state_change;
+		cep->old_write_space = listener->old_write_space;
+		cep->state = CEP_AWAIT_REQ;
+		mutex_unlock(&cep->mutex);
+		/* The request may be in already. */
+		softrdma_cep_queue(cep);
+	}
+}
+
+static void softrdma_cep_work(struct work_struct *work)
+{
+	struct softrdma_cep *cep = container_of(work, struct softrdma_cep,
+						work);
+	int ret;
+
+	mutex_lock(&cep->mutex);
+	switch (cep->state) {
+	case CEP_LISTEN:
+		softrdma_cep_accept_all(cep);
+		break;
+	case CEP_AWAIT_REQ:
+		ret = softrdma_cep_read_mpa(cep);
+		if (ret > 0)
+			ret = softrdma_cep_proc_req(cep);
+		if (ret < 0)
+			softrdma_cep_do_close(cep, true);
+		break;
+	case CEP_AWAIT_REP:
+		ret = softrdma_cep_read_mpa(cep);
+		if (ret > 0) {
+			softrdma_cep_proc_rep(cep);
+		} else if (ret < 0) {
+			softrdma_cep_event(cep, IW_CM_EVENT_CONNECT_REPLY,
+					   -ECONNRESET, NULL, 0);
+			softrdma_cep_do_close(cep, true);
+		}
+		break;
+	default:
+		break;
+	}
+	if (test_and_clear_bit(CEP_F_ESTABLISHED, &cep->flags) &&
+	    cep->state == CEP_AWAIT_RTR) {
+		cep->state = CEP_RTS;
+		cep->connected = true;
+		softrdma_cep_event(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
+	}
+	if (cep->state != CEP_LISTEN && cep->state != CEP_CLOSED &&
+	    cep->state != CEP_AWAIT_ACCEPT &&
+	    (test_bit(CEP_F_CLOSE, &cep->flags) ||
+	     test_bit(CEP_F_ABORT, &cep->flags))) {
+		if (cep->state == CEP_AWAIT_REP)
+			softrdma_cep_event(cep, IW_CM_EVENT_CONNECT_REPLY,
+					   -ECONNRESET, NULL, 0);
+		softrdma_cep_do_close(cep, test_bit(CEP_F_ABORT, &cep->flags));
+	}
+	mutex_unlock(&cep->mutex);
+	softrdma_cep_put(cep);
+}
+
+/* The QP of number @qpn, with a reference, or NULL. */
+static struct softrdma_qp *softrdma_cep_qp_get(struct softrdma_dev *sdev,
+					       u32 qpn)
+{
+	struct softrdma_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refs))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+static int softrdma_sockaddr_len(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return sizeof(struct sockaddr_in);
+	if (a->ss_family == AF_INET6)
+		return sizeof(struct sockaddr_in6);
+	return -EAFNOSUPPORT;
+}
+
+static int softrdma_cep_socket(struct softrdma_dev *sdev, int family,
+			       struct socket **sock)
+{
+	int ret;
+
+	ret = sock_create_kern(dev_net(sdev->netdev), family, SOCK_STREAM,
+			       IPPROTO_TCP, sock);
+	if (ret)
+		return ret;
+	sock_set_reuseaddr((*sock)->sk);
+	return 0;
+}
+
+int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct softrdma_dev *sdev = to_sdev(id->device);
+	int llen = softrdma_sockaddr_len(&id->m_local_addr);
+	int rlen = softrdma_sockaddr_len(&id->m_remote_addr);
+	struct softrdma_cep *cep;
+	struct softrdma_qp *qp;
+	struct socket *sock;
+	int ret;
+
+	if (llen < 0 || rlen < 0 ||
+	    id->m_local_addr.ss_family != id->m_remote_addr.ss_family)
+		return -EAFNOSUPPORT;
+	if (param->private_data_len > SOFTRDMA_MPA_MAX_PD - 4)
+		return -EINVAL;
+	qp = softrdma_cep_qp_get(sdev, param->qpn);
+	if (!qp)
+		return -EINVAL;
+	cep = softrdma_cep_alloc(sdev);
+	if (!cep) {
+		ret = -ENOMEM;
+		goto err_qp;
+	}
+	ret = softrdma_cep_socket(sdev, id->m_remote_addr.ss_family, &sock);
+	if (ret)
+		goto err_cep;
+	ret = kernel_bind(sock, (struct sockaddr *)&id->m_local_addr, llen);
+	if (ret)
+		goto err_sock;
+	ret = kernel_connect(sock, (struct sockaddr *)&id->m_remote_addr, rlen,
+			     0);
+	if (ret)
+		goto err_sock;
+
+	mutex_lock(&cep->mutex);
+	softrdma_cep_attach(cep, sock);
+	cep->mpa_rev = 2;
+	cep->enhanced = true;
+	cep->crc = softrdma_iw_mpa_crc;
+	cep->p2p = softrdma_iw_p2p;
+	cep->ird = min_t(u32, param->ird, SOFTRDMA_MAX_RD_ATOMIC);
+	cep->ord = min_t(u32, param->ord, SOFTRDMA_MAX_RD_ATOMIC);
+	cep->qp = qp;
+	cep->state = CEP_AWAIT_REP;
+	id->add_ref(id);
+	cep->cm_id = id;
+	id->provider_data = cep;
+	ret = softrdma_cep_send_mpa(cep, false, false, param->private_data,
+				    param->private_data_len);
+	if (ret) {
+		/* No event owed: iw_cm learns it from our return. */
+		id->provider_data = NULL;
+		cep->cm_id = NULL;
+		id->rem_ref(id);
+		kref_get(&cep->ref);
+		softrdma_cep_do_close(cep, true);
+		mutex_unlock(&cep->mutex);
+		softrdma_cep_put(cep);
+		return ret;
+	}
+	mutex_unlock(&cep->mutex);
+	/* The reply may be in already. */
+	softrdma_cep_queue(cep);
+	return 0;
+
+err_sock:
+	sock_release(sock);
+err_cep:
+	softrdma_cep_put(cep);
+err_qp:
+	softrdma_qp_put(qp);
+	return ret;
+}
+
+int softrdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct softrdma_cep *cep = id->provider_data;
+	struct softrdma_dev *sdev = to_sdev(id->device);
+	struct softrdma_qp *qp;
+	int ret;
+
+	if (!cep)
+		return -EINVAL;
+	id->provider_data = NULL;
+	qp = softrdma_cep_qp_get(sdev, param->qpn);
+	mutex_lock(&cep->mutex);
+	if (cep->state != CEP_AWAIT_ACCEPT) {
+		ret = -ECONNRESET;
+		goto out;
+	}
+	if (!qp || param->private_data_len > SOFTRDMA_MPA_MAX_PD - 4) {
+		ret = -EINVAL;
+		softrdma_cep_do_close(cep, true);
+		goto out;
+	}
+	cep->ird = min_t(u32, param->ird, SOFTRDMA_MAX_RD_ATOMIC);
+	cep->ord = min_t(u32, param->ord, cep->ord);
+	id->add_ref(id);
+	cep->cm_id = id;
+	id->provider_data = cep;
+	cep->qp = qp;
+	qp = NULL;
+	ret = softrdma_iw_qp_start(cep->qp, cep);
+	if (ret) {
+		softrdma_cep_send_mpa(cep, true, true, NULL, 0);
+		goto close;
+	}
+	softrdma_cep_set_rx_qp(cep, cep->qp);
+	ret = softrdma_cep_send_mpa(cep, true, false, param->private_data,
+				    param->private_data_len);
+	if (ret)
+		goto close;
+	if (cep->p2p) {
+		cep->state = CEP_AWAIT_RTR;
+		/* The RTR may have come and gone already. */
+		if (test_bit(CEP_F_ESTABLISHED, &cep->flags))
+			softrdma_cep_queue(cep);
+	} else {
+		cep->state = CEP_RTS;
+		cep->connected = true;
+		softrdma_cep_event(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
+	}
+	goto out;
+
+close:
+	/* iw_cm learns of the failure from our return, not by an event. */
+	id->provider_data = NULL;
+	cep->cm_id = NULL;
+	id->rem_ref(id);
+	softrdma_cep_do_close(cep, true);
+out:
+	mutex_unlock(&cep->mutex);
+	if (qp)
+		softrdma_qp_put(qp);
+	/* The reference the request held. */
+	softrdma_cep_put(cep);
+	return ret;
+}
+
+int softrdma_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
+{
+	struct softrdma_cep *cep = id->provider_data;
+	int ret = 0;
+
+	if (!cep)
+		return -EINVAL;
+	id->provider_data = NULL;
+	mutex_lock(&cep->mutex);
+	if (cep->state == CEP_AWAIT_ACCEPT) {
+		if (pdata_len > SOFTRDMA_MPA_MAX_PD - 4)
+			pdata_len = 0;
+		ret = softrdma_cep_send_mpa(cep, true, true, pdata, pdata_len);
+		softrdma_cep_do_close(cep, false);
+	} else {
+		ret = -ECONNRESET;
+	}
+	mutex_unlock(&cep->mutex);
+	softrdma_cep_put(cep);
+	return ret;
+}
+
+int softrdma_iw_create_listen(struct iw_cm_id *id, int backlog)
+{
+	struct softrdma_dev *sdev = to_sdev(id->device);
+	int len = softrdma_sockaddr_len(&id->m_local_addr);
+	struct softrdma_cep *cep;
+	struct socket *sock;
+	int ret;
+
+	if (len < 0)
+		return len;
+	cep = softrdma_cep_alloc(sdev);
+	if (!cep)
+		return -ENOMEM;
+	ret = softrdma_cep_socket(sdev, id->m_local_addr.ss_family, &sock);
+	if (ret)
+		goto err_cep;
+	ret = kernel_bind(sock, (struct sockaddr *)&id->m_local_addr, len);
+	if (ret)
+		goto err_sock;
+	ret = kernel_listen(sock, backlog);
+	if (ret)
+		goto err_sock;
+	mutex_lock(&cep->mutex);
+	softrdma_cep_attach(cep, sock);
+	cep->state = CEP_LISTEN;
+	id->add_ref(id);
+	cep->cm_id = id;
+	id->provider_data = cep;
+	mutex_unlock(&cep->mutex);
+	return 0;
+
+err_sock:
+	sock_release(sock);
+err_cep:
+	softrdma_cep_put(cep);
+	return ret;
+}
+
+int softrdma_iw_destroy_listen(struct iw_cm_id *id)
+{
+	struct softrdma_cep *cep = id->provider_data;
+
+	if (!cep)
+		return 0;
+	id->provider_data = NULL;
+	mutex_lock(&cep->mutex);
+	softrdma_cep_release_sock(cep);
+	if (cep->cm_id) {
+		cep->cm_id->rem_ref(cep->cm_id);
+		cep->cm_id = NULL;
+	}
+	cep->state = CEP_CLOSED;
+	mutex_unlock(&cep->mutex);
+	/* The listener's own reference; its children hold theirs. */
+	softrdma_cep_put(cep);
+	return 0;
+}

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * iWARP over TCP: MPA (RFC 5044, RFC 6581), DDP (RFC 5041) and RDMAP
+ * (RFC 5040) wire formats, and the transport's state per QP and per
+ * connection.
+ */
+#ifndef SOFTRDMA_IWARP_H
+#define SOFTRDMA_IWARP_H
+
+#include <linux/build_bug.h>
+#include <linux/kref.h>
+#include <linux/net.h>
+#include <linux/workqueue.h>
+#include <rdma/iw_cm.h>
+
+#include "softrdma.h"
+
+/* MPA request and reply frames (RFC 5044 7.1, RFC 6581 5). */
+#define SOFTRDMA_MPA_KEY_REQ	"MPA ID Req Frame"
+#define SOFTRDMA_MPA_KEY_REP	"MPA ID Rep Frame"
+#define SOFTRDMA_MPA_KEY_LEN	16
+#define SOFTRDMA_MPA_FLAG_M	0x80	/* markers */
+#define SOFTRDMA_MPA_FLAG_C	0x40	/* CRC */
+#define SOFTRDMA_MPA_FLAG_R	0x20	/* reject */
+#define SOFTRDMA_MPA_FLAG_E	0x10	/* enhanced (revision 2) */
+#define SOFTRDMA_MPA_MAX_PD	512
+
+struct softrdma_mpa_rr {
+	u8 key[SOFTRDMA_MPA_KEY_LEN];
+	u8 flags;
+	u8 rev;
+	__be16 pd_len;
+} __packed;
+
+/* RFC 6581 enhanced connection data, the first bytes of private data. */
+struct softrdma_mpa_v2 {
+	__be16 ird;		/* P2P(15) zero-length-send RTR(14) IRD(13:0) */
+	__be16 ord;		/* write RTR(15) read RTR(14) ORD(13:0) */
+} __packed;
+
+#define SOFTRDMA_MPA_V2_P2P	0x8000	/* in ird */
+#define SOFTRDMA_MPA_V2_SEND0	0x4000	/* in ird */
+#define SOFTRDMA_MPA_V2_WRITE0	0x8000	/* in ord */
+#define SOFTRDMA_MPA_V2_READ0	0x4000	/* in ord */
+#define SOFTRDMA_MPA_V2_MASK	0x3fff
+
+static_assert(sizeof(struct softrdma_mpa_rr) == 20);
+static_assert(sizeof(struct softrdma_mpa_v2) == 4);
+
+/* DDP control byte (RFC 5041 4.2) and RDMAP control byte (RFC 5040 4.2). */
+#define SOFTRDMA_DDP_T		0x80	/* tagged */
+#define SOFTRDMA_DDP_L		0x40	/* last segment of the message */
+#define SOFTRDMA_DDP_DV_MASK	0x03
+#define SOFTRDMA_DDP_DV		1
+#define SOFTRDMA_RDMAP_RV_SHIFT	6
+#define SOFTRDMA_RDMAP_RV	1
+#define SOFTRDMA_RDMAP_OP_MASK	0x0f
+
+enum softrdma_rdmap_op {
+	RDMAP_WRITE = 0,
+	RDMAP_READ_REQ = 1,
+	RDMAP_READ_RESP = 2,
+	RDMAP_SEND = 3,
+	RDMAP_SEND_INV = 4,
+	RDMAP_SEND_SE = 5,
+	RDMAP_SEND_SE_INV = 6,
+	RDMAP_TERMINATE = 7,
+};
+
+/* Untagged queue numbers (RFC 5040 5.1). */
+enum {
+	SOFTRDMA_QN_SEND = 0,
+	SOFTRDMA_QN_READ = 1,
+	SOFTRDMA_QN_TERM = 2,
+	SOFTRDMA_QN_NUM
+};
+
+struct softrdma_ddp_tagged {
+	u8 ddp;
+	u8 rdmap;
+	__be32 stag;
+	__be64 to;
+} __packed;
+
+struct softrdma_ddp_untagged {
+	u8 ddp;
+	u8 rdmap;
+	__be32 inv_stag;	/* reserved for the ULP: Send with Invalidate */
+	__be32 qn;
+	__be32 msn;
+	__be32 mo;
+} __packed;
+
+/* RDMA Read Request payload (RFC 5040 4.4). */
+struct softrdma_rdmap_rreq {
+	__be32 sink_stag;
+	__be64 sink_to;
+	__be32 len;
+	__be32 src_stag;
+	__be64 src_to;
+} __packed;
+
+/* Terminate control (RFC 5040 4.8): layer, type, code, header flags. */
+struct softrdma_rdmap_term {
+	u8 layer_type;		/* layer(7:4) etype(3:0) */
+	u8 code;
+	__be16 hdrct;		/* M(15) D(14) R(13) */
+} __packed;
+
+#define SOFTRDMA_TERM_HDR_D	0x4000
+
+#define SOFTRDMA_TAGGED_LEN	14
+#define SOFTRDMA_UNTAGGED_LEN	18
+#define SOFTRDMA_RREQ_LEN	28
+
+static_assert(sizeof(struct softrdma_ddp_tagged) == SOFTRDMA_TAGGED_LEN);
+static_assert(sizeof(struct softrdma_ddp_untagged) == SOFTRDMA_UNTAGGED_LEN);
+static_assert(sizeof(struct softrdma_rdmap_rreq) == SOFTRDMA_RREQ_LEN);
+static_assert(sizeof(struct softrdma_rdmap_term) == 4);
+
+/* Terminate layers, types and codes (RFC 5040 4.8, RFC 5041 7, RFC 5044). */
+enum {
+	TERM_LAYER_RDMAP = 0,
+	TERM_LAYER_DDP = 1,
+	TERM_LAYER_LLP = 2,
+};
+
+enum {
+	TERM_RDMAP_CATASTROPHIC = 0,
+	TERM_RDMAP_PROTECTION = 1,
+	TERM_RDMAP_OPERATION = 2,
+};
+
+enum {
+	TERM_RDMAP_INVALID_STAG = 0x00,
+	TERM_RDMAP_BOUNDS = 0x01,
+	TERM_RDMAP_ACCESS = 0x02,
+	TERM_RDMAP_VERSION = 0x05,
+	TERM_RDMAP_OPCODE = 0x06,
+	TERM_RDMAP_CANT_INVALIDATE = 0x09,
+	TERM_RDMAP_UNSPECIFIED = 0xff,
+};
+
+enum {
+	TERM_DDP_CATASTROPHIC = 0,
+	TERM_DDP_TAGGED = 1,
+	TERM_DDP_UNTAGGED = 2,
+};
+
+enum {
+	TERM_DDP_T_INVALID_STAG = 0,
+	TERM_DDP_T_BOUNDS = 1,
+	TERM_DDP_T_VERSION = 4,
+	TERM_DDP_U_QN = 1,
+	TERM_DDP_U_NO_BUFFER = 2,
+	TERM_DDP_U_MSN_RANGE = 3,
+	TERM_DDP_U_MO = 4,
+	TERM_DDP_U_TOO_LONG = 5,
+	TERM_DDP_U_VERSION = 6,
+};
+
+enum {
+	TERM_LLP_CRC = 0x02,		/* type 0, MPA CRC error */
+	TERM_LLP_MARKER = 0x03,
+	TERM_LLP_LEN = 0x04,		/* invalid ULPDU length */
+};
+
+/* The largest ULPDU a 16-bit MPA length field carries. */
+#define SOFTRDMA_MPA_MAX_ULPDU	0xffff
+/* An FPDU: length, ULPDU, pad, CRC. */
+#define SOFTRDMA_FPDU_MAX	(2 + SOFTRDMA_MPA_MAX_ULPDU + 3 + 4)
+
+enum softrdma_cep_state {
+	CEP_IDLE,
+	CEP_LISTEN,
+	CEP_AWAIT_REQ,		/* passive: reading the MPA request */
+	CEP_AWAIT_ACCEPT,	/* passive: request delivered to iw_cm */
+	CEP_AWAIT_REP,		/* active: MPA request sent */
+	CEP_AWAIT_RTR,		/* passive, peer to peer: reply sent */
+	CEP_RTS,
+	CEP_CLOSED,
+};
+
+enum {
+	CEP_F_CLOSE,		/* close, sending what is queued */
+	CEP_F_ABORT,		/* close with a reset */
+	CEP_F_ESTABLISHED,	/* the RTR arrived */
+};
+
+/* One TCP endpoint: a listener, or a connection being made or made. */
+struct softrdma_cep {
+	struct kref ref;
+	struct mutex mutex;		/* state, sock, cm_id, qp */
+	struct softrdma_dev *sdev;
+	struct socket *sock;
+	struct iw_cm_id *cm_id;		/* held with add_ref */
+	struct softrdma_qp *qp;		/* held with a reference */
+	struct softrdma_cep *listener;	/* passive: held */
+	enum softrdma_cep_state state;
+	struct work_struct work;
+	/* The socket's callbacks before ours. */
+	void (*old_data_ready)(struct sock *sk);
+	void (*old_state_change)(struct sock *sk);
+	void (*old_write_space)(struct sock *sk);
+	struct softrdma_qp *rx_qp;	/* FPDUs go to it (callback lock) */
+	unsigned long flags;		/* CEP_F_* */
+	bool connected;			/* CLOSE owed to iw_cm */
+	/* MPA negotiation. */
+	u8 mpa_rev;
+	bool enhanced;			/* revision 2 data exchanged */
+	bool crc;
+	bool p2p;
+	u16 rtr;			/* the RTR kind agreed (ord flags) */
+	u16 ird;
+	u16 ord;
+	u32 mpa_have;
+	u8 mpa[sizeof(struct softrdma_mpa_rr) + SOFTRDMA_MPA_MAX_PD];
+};
+
+/* An RDMA Read Request the responder still has to answer. */
+struct softrdma_iw_rresp {
+	u32 sink_stag;
+	u64 sink_to;
+	u32 len;
+	u32 src_stag;
+	u64 src_to;
+};
+
+/* iWARP transport state of a QP. */
+struct softrdma_iw_qp {
+	struct softrdma_qp *qp;
+	struct softrdma_cep *cep;	/* held; NULL when not connected */
+	struct socket *sock;		/* the cep's, while in RTS */
+	struct work_struct tx_work;
+	struct work_struct rx_work;
+	bool crc;
+	bool rtr_due;			/* the passive side waits for the RTR */
+	u32 mulpdu;			/* ULPDU bytes per FPDU */
+	u32 tx_msn[SOFTRDMA_QN_NUM];	/* next MSN per queue */
+	u32 rx_msn[SOFTRDMA_QN_NUM];	/* expected MSN per queue */
+	/* Reads we answer (IRD), in arrival order. */
+	struct softrdma_iw_rresp *irq;
+	u32 irq_size;
+	u32 irq_head;
+	u32 irq_tail;
+	/* Our reads in flight (ORD): their SQ indices, oldest first. */
+	u32 *orq;
+	u32 orq_size;
+	u32 orq_head;
+	u32 orq_tail;
+	u32 rresp_off;			/* bytes of the oldest read arrived */
+	/* A Terminate to send before the connection closes. */
+	bool term_due;
+	u8 term_layer_type;
+	u8 term_code;
+	u8 term_hdr[SOFTRDMA_UNTAGGED_LEN];
+	bool term_has_hdr;
+	/* Receive: one FPDU at a time. */
+	u32 rx_have;
+	u32 rx_need;
+	u8 *rxbuf;
+	u8 *txbuf;
+};
+
+/* iwarp.c */
+extern struct workqueue_struct *softrdma_iw_wq;
+extern bool softrdma_iw_mpa_crc;
+extern bool softrdma_iw_p2p;
+
+/* cm.c */
+int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);
+int softrdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param);
+int softrdma_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len);
+int softrdma_iw_create_listen(struct iw_cm_id *id, int backlog);
+int softrdma_iw_destroy_listen(struct iw_cm_id *id);
+void softrdma_cep_put(struct softrdma_cep *cep);
+void softrdma_cep_close(struct softrdma_cep *cep, bool graceful);
+void softrdma_cep_established(struct softrdma_cep *cep);
+
+/* rdmap.c */
+int softrdma_iw_qp_init(struct softrdma_qp *qp);
+void softrdma_iw_qp_cleanup(struct softrdma_qp *qp);
+void softrdma_iw_req_run(struct softrdma_qp *qp);
+bool softrdma_iw_req_pending(struct softrdma_qp *qp);
+void softrdma_iw_qp_fail(struct softrdma_qp *qp);
+int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep);
+void softrdma_iw_qp_stop(struct softrdma_qp *qp);
+void softrdma_iw_data_ready(struct softrdma_qp *qp);
+int softrdma_iw_send_rtr(struct softrdma_qp *qp, struct socket *sock,
+			 u16 rtr);
+
+/* mpa.c */
+u32 softrdma_mpa_crc(const void *buf, u32 len);
+int softrdma_iw_sendbuf(struct socket *sock, const void *buf, size_t len);
+u32 softrdma_fpdu_close(u8 *fpdu, u32 ulpdu_len, bool crc);
+
+#endif /* SOFTRDMA_IWARP_H */
