@@ -210,6 +210,8 @@ static const u8 softrdma_wr_to_wc[] = {
 	[IB_WR_ATOMIC_CMP_AND_SWP] = IB_WC_COMP_SWAP,
 	[IB_WR_ATOMIC_FETCH_AND_ADD] = IB_WC_FETCH_ADD,
 	[IB_WR_SEND_WITH_INV] = IB_WC_SEND,
+	[IB_WR_LOCAL_INV] = IB_WC_LOCAL_INV,
+	[IB_WR_BIND_MW] = IB_WC_BIND_MW,
 };
 
 /* The completion opcode of a send WQE's opcode (any value). */

@@ -372,6 +372,29 @@ static bool softrdma_req_may_send(struct softrdma_qp *qp, u32 idx)
 	       qp->req.rd_atomic < max_t(u32, qp->attrs.max_rd_atomic, 1);
 }
 
+/*
+ * Memory operations (binds, local invalidation) the requester carries out
+ * as it takes them. They send nothing and complete in SQ order once what
+ * went before them has. Return: WC status.
+ */
+static u32 softrdma_req_local_op(struct softrdma_qp *qp,
+				 struct softrdma_swqe *s)
+{
+	u32 status = IB_WC_SUCCESS;
+
+	if (s->wqe.opcode == IB_WR_BIND_MW)
+		status = softrdma_mw_bind(qp, &s->wqe);
+	else if (softrdma_local_inv(qp, s->wqe.imm_data))
+		status = IB_WC_LOC_QP_OP_ERR;
+	if (status != IB_WC_SUCCESS)
+		return status;
+	/* No packet: "last" is the PSN of the one before it. */
+	s->npkts = 0;
+	s->first_psn = qp->req.psn;
+	s->last_psn = softrdma_psn_add(qp->req.psn, SOFTRDMA_PSN_MASK);
+	return IB_WC_SUCCESS;
+}
+
 /* Take a new WQE off the ring into the kernel's copy. Return: WC status. */
 static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 {
@@ -402,6 +425,9 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 			return IB_WC_LOC_LEN_ERR;
 		s->len = sizeof(u64);
 		goto sized;
+	case IB_WR_BIND_MW:
+	case IB_WR_LOCAL_INV:
+		return softrdma_req_local_op(qp, s);
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
@@ -506,6 +532,13 @@ again:
 				qp->req.comp_idx = idx + 1;
 				softrdma_qp_fail(qp);
 				return;
+			}
+			if (!qp->swqe[idx & (qp->sq.num_slots - 1)].npkts &&
+			    qp->req.comp_idx == idx) {
+				/* A local operation, nothing before it. */
+				softrdma_req_complete(qp, idx, IB_WC_SUCCESS);
+				qp->req.comp_idx++;
+				continue;
 			}
 		}
 		idx = qp->req.send_idx - 1;
@@ -799,8 +832,8 @@ static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 		return SOFTRDMA_NAK_REMOTE_ACCESS;
 	if (va & 7)
 		return SOFTRDMA_NAK_INVALID_REQ;
-	mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, ntohl(ae.rkey), va,
-			     sizeof(u64), IB_ACCESS_REMOTE_ATOMIC, &err);
+	mr = softrdma_rkey_get(qp, ntohl(ae.rkey), va, sizeof(u64),
+			       IB_ACCESS_REMOTE_ATOMIC, &err);
 	if (!mr)
 		return SOFTRDMA_NAK_REMOTE_ACCESS;
 	err = softrdma_mr_atomic(mr, va, op == RC_CMP_SWAP,
@@ -886,9 +919,8 @@ static void softrdma_resp_reread(struct softrdma_qp *qp, u8 *p, u32 len,
 		return;
 	memcpy(&reth, p, sizeof(reth));
 	rlen = ntohl(reth.len);
-	mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, ntohl(reth.rkey),
-			     be64_to_cpu(reth.va), rlen, IB_ACCESS_REMOTE_READ,
-			     &err);
+	mr = softrdma_rkey_get(qp, ntohl(reth.rkey), be64_to_cpu(reth.va),
+			       rlen, IB_ACCESS_REMOTE_READ, &err);
 	if (!mr && rlen)
 		return;
 	softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
@@ -928,23 +960,18 @@ static bool softrdma_resp_take_recv(struct softrdma_qp *qp)
 	return true;
 }
 
-static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
-					u32 opcode, u32 byte_len, bool imm,
-					const u8 *immdt, bool solicited)
+/* Complete the receive in progress; @cqe holds the flags and imm_data. */
+static void softrdma_resp_complete(struct softrdma_qp *qp,
+				   struct softrdma_cqe *cqe, u32 status,
+				   u32 opcode, u32 byte_len, bool solicited)
 {
-	struct softrdma_cqe cqe = {};
-
-	cqe.wr_id = qp->resp.rwqe.wr_id;
-	cqe.status = status;
-	cqe.opcode = opcode;
-	cqe.byte_len = byte_len;
-	cqe.qp_num = qp->ibqp.qp_num;
-	cqe.src_qp = qp->attrs.dest_qp_num;
-	if (imm) {
-		cqe.flags |= SOFTRDMA_CQE_WITH_IMM;
-		memcpy(&cqe.imm_data, immdt, SOFTRDMA_IMMDT_LEN);
-	}
-	softrdma_cq_post(qp->rcq, &cqe, solicited);
+	cqe->wr_id = qp->resp.rwqe.wr_id;
+	cqe->status = status;
+	cqe->opcode = opcode;
+	cqe->byte_len = byte_len;
+	cqe->qp_num = qp->ibqp.qp_num;
+	cqe->src_qp = qp->attrs.dest_qp_num;
+	softrdma_cq_post(qp->rcq, cqe, solicited);
 	/* An SRQ's slot is free already. */
 	if (!qp->ibqp.srq) {
 		/* Release: the provider may reuse the slot. */
@@ -952,6 +979,19 @@ static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
 				  qp->rq.hdr->consumer + 1);
 	}
 	qp->resp.in_recv = false;
+}
+
+static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
+					u32 opcode, u32 byte_len, bool imm,
+					const u8 *immdt, bool solicited)
+{
+	struct softrdma_cqe cqe = {};
+
+	if (imm) {
+		cqe.flags |= SOFTRDMA_CQE_WITH_IMM;
+		memcpy(&cqe.imm_data, immdt, SOFTRDMA_IMMDT_LEN);
+	}
+	softrdma_resp_complete(qp, &cqe, status, opcode, byte_len, solicited);
 }
 
 static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
@@ -1044,9 +1084,9 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 
 		if (!(qp->attrs.access & IB_ACCESS_REMOTE_READ))
 			goto nak_access;
-		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, ntohl(reth.rkey),
-				     be64_to_cpu(reth.va), rlen,
-				     IB_ACCESS_REMOTE_READ, &err);
+		mr = softrdma_rkey_get(qp, ntohl(reth.rkey),
+				       be64_to_cpu(reth.va), rlen,
+				       IB_ACCESS_REMOTE_READ, &err);
 		if (!mr && rlen)
 			goto nak_access;
 		qp->resp.msn++;
@@ -1079,17 +1119,27 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		}
 		qp->resp.roff += paylen;
 		if (inv) {
-			/*
-			 * Only memory windows and fast-registration MRs may
-			 * be invalidated remotely, and this device has
-			 * neither yet: the key is invalid for invalidation.
-			 */
-			softrdma_resp_complete_recv(qp, IB_WC_REM_INV_REQ_ERR,
-						    IB_WC_RECV, qp->resp.roff,
-						    false, NULL, false);
-			goto nak_invalid;
-		}
-		if (last) {
+			struct softrdma_cqe cqe = {
+				.flags = SOFTRDMA_CQE_WITH_INV,
+			};
+			__be32 ieth;
+
+			memcpy(&ieth, immdt, SOFTRDMA_IETH_LEN);
+			cqe.imm_data = ntohl(ieth);
+			/* Only a type 2 window bound through this QP. */
+			if (softrdma_mw_invalidate(qp, cqe.imm_data, true)) {
+				softrdma_resp_complete_recv(qp,
+							    IB_WC_REM_INV_REQ_ERR,
+							    IB_WC_RECV,
+							    qp->resp.roff,
+							    false, NULL, false);
+				goto nak_invalid;
+			}
+			softrdma_resp_complete(qp, &cqe, IB_WC_SUCCESS,
+					       IB_WC_RECV, qp->resp.roff,
+					       flags & SOFTRDMA_BTH_SE);
+			qp->resp.msn++;
+		} else if (last) {
 			softrdma_resp_complete_recv(qp, IB_WC_SUCCESS,
 						    IB_WC_RECV,
 						    qp->resp.roff, imm, immdt,
@@ -1118,11 +1168,10 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			return;
 		}
 		if (paylen) {
-			mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd,
-					     qp->resp.wrkey,
-					     qp->resp.wva + qp->resp.woff,
-					     paylen, IB_ACCESS_REMOTE_WRITE,
-					     &err);
+			mr = softrdma_rkey_get(qp, qp->resp.wrkey,
+					       qp->resp.wva + qp->resp.woff,
+					       paylen, IB_ACCESS_REMOTE_WRITE,
+					       &err);
 			if (!mr)
 				goto nak_access;
 			softrdma_mr_copy(mr, qp->resp.wva + qp->resp.woff, p,
