@@ -83,9 +83,13 @@ int softrdma_dealloc_mw(struct ib_mw *ibmw)
 	return 0;
 }
 
-/* The window @key names, locked (spin_unlock_bh(&mw->lock)), or NULL. */
+/*
+ * The window @key names, locked (spin_unlock_bh(&mw->lock)), or NULL. With
+ * @any_tag, the key's index alone names it (a bind's handle on the window,
+ * which the consumer need not keep up to date with its binds).
+ */
 static struct softrdma_mw *softrdma_mw_lock(struct softrdma_dev *sdev,
-					    u32 key)
+					    u32 key, bool any_tag)
 {
 	struct softrdma_mw *mw;
 
@@ -101,7 +105,7 @@ static struct softrdma_mw *softrdma_mw_lock(struct softrdma_dev *sdev,
 		local_bh_enable();
 		return NULL;
 	}
-	if (mw->ibmw.rkey != key) {
+	if (!any_tag && mw->ibmw.rkey != key) {
 		spin_unlock_bh(&mw->lock);
 		return NULL;
 	}
@@ -165,7 +169,7 @@ u32 softrdma_mw_bind(struct softrdma_qp *qp,
 		if (!mr)
 			return IB_WC_MW_BIND_ERR;
 	}
-	mw = softrdma_mw_lock(qp->sdev, wqe->imm_data);
+	mw = softrdma_mw_lock(qp->sdev, wqe->imm_data, true);
 	if (!mw)
 		goto err_mr;
 	if (softrdma_mw_bind_check(qp, mw, wqe, mr, access)) {
@@ -207,7 +211,7 @@ err_mr:
  */
 int softrdma_mw_invalidate(struct softrdma_qp *qp, u32 rkey, bool remote)
 {
-	struct softrdma_mw *mw = softrdma_mw_lock(qp->sdev, rkey);
+	struct softrdma_mw *mw = softrdma_mw_lock(qp->sdev, rkey, false);
 	int ret = -EINVAL;
 
 	if (!mw)
@@ -238,7 +242,7 @@ struct softrdma_mr *softrdma_mw_get_mr(struct softrdma_qp *qp, u32 key,
 				       u64 iova, u64 len, int access,
 				       int *err)
 {
-	struct softrdma_mw *mw = softrdma_mw_lock(qp->sdev, key);
+	struct softrdma_mw *mw = softrdma_mw_lock(qp->sdev, key, false);
 	struct softrdma_mr *mr = NULL;
 
 	*err = -ENOENT;
