@@ -135,9 +135,10 @@ enum softrdma_wqe_flags {
  * (IBV_WR_*) value.
  *
  * IBV_WR_BIND_MW carries no data: imm_data is an rkey of the window (its
- * index names it; the 8-bit key may be stale), rkey the new one, remote_addr and compare_add the window's address and
- * length, swap the MR's lkey (low 32 bits, 0 for a zero length) and the
- * window's IBV_ACCESS_* flags (high 32 bits). IBV_WR_LOCAL_INV carries the
+ * index names it; the 8-bit key may be stale), rkey the new one,
+ * remote_addr and compare_add the window's address and length, swap the
+ * MR's lkey (low 32 bits, 0 for a zero length) and the window's
+ * IBV_ACCESS_* flags (high 32 bits). IBV_WR_LOCAL_INV carries the
  * key to invalidate in imm_data.
  */
 struct softrdma_send_wqe {

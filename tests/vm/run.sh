@@ -821,7 +821,7 @@ perftest_interop_rxe_client_sr wire_roce rc_ipv6 rc_ipv6_loopback \
 interop_rxe_ipv6 wire_roce_ipv6 any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open"
-DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_srq rc_loss_short bad_input \
+DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_mw rc_srq rc_loss_short bad_input \
 netdev_unregister add_delete_rmmod_cycles"
 
 reset
