@@ -250,7 +250,7 @@ int softrdma_register(const char *name, struct net_device *ndev,
 	sdev->netdev = ndev;
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&sdev->mws, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	softrdma_mws_init(sdev);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&sdev->list);
 

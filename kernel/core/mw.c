@@ -23,6 +23,19 @@
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_ATOMIC)
 
+/*
+ * The windows' xarray. Its lock is taken in softirq under qp->lock: a class
+ * of its own, not the one every xarray initialised in device.c shares
+ * (the MRs' lock is taken with softirqs enabled).
+ */
+static struct lock_class_key softrdma_mws_key;
+
+void softrdma_mws_init(struct softrdma_dev *sdev)
+{
+	xa_init_flags(&sdev->mws, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
+	lockdep_set_class(&sdev->mws.xa_lock, &softrdma_mws_key);
+}
+
 int softrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
 	struct softrdma_dev *sdev = to_sdev(ibmw->device);

@@ -386,6 +386,7 @@ struct softrdma_mr *softrdma_rkey_get(struct softrdma_qp *qp, u32 key,
 int softrdma_local_inv(struct softrdma_qp *qp, u32 key);
 
 /* mw.c */
+void softrdma_mws_init(struct softrdma_dev *sdev);
 int softrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int softrdma_dealloc_mw(struct ib_mw *ibmw);
 u32 softrdma_mw_bind(struct softrdma_qp *qp,

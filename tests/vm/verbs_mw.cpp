@@ -10,6 +10,7 @@
 // (legal room, or a known difference) are skipped: see Peer.
 #include <infiniband/verbs.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -585,6 +586,68 @@ void qp_ex(RcSide &a, RcSide &b)
 	ibv_dealloc_mw(mw);
 }
 
+// B's extended CQ, made by make_cq_ex.
+ibv_cq_ex *b_cqx = nullptr;
+
+// SEND with Invalidate into B's extended CQ: ibv_wc_read_invalidated_rkey.
+void cq_ex_inv(RcSide &a, RcSide &b, const Peer &peer)
+{
+	ibv_mw *mw = ibv_alloc_mw(b.pd, IBV_MW_TYPE_2);
+	const std::uint32_t k = mw ? ibv_inc_rkey(mw->rkey) : 0;
+	check(mw && post_bind(b, 1, mw, k, b.mr, b.addr(kWin), kWinLen), "bind a type 2 window");
+	expect(b, 1, IBV_WC_SUCCESS, IBV_WC_BIND_MW, "the bind");
+	bound(mw, k);
+	fill(a, 0, 24, 0x5a);
+	check(post_recv(b, 2, 0, 64) && post_send_inv(a, 3, 0, 24, k),
+	      "post a receive and a SEND_WITH_INV of the window");
+	expect(a, 3, IBV_WC_SUCCESS, IBV_WC_SEND, "the SEND_WITH_INV");
+	ibv_cq_ex *cqx = b_cqx;
+	ibv_poll_cq_attr pa{};
+	int ret = ENOENT;
+	for (long i = 0; i < 20000000 && ret == ENOENT; ++i)
+		ret = ibv_start_poll(cqx, &pa);
+	check(ret == 0, "the receive is polled with ibv_start_poll");
+	if (ret)
+		return;
+	const bool ok = cqx->wr_id == 2 && cqx->status == IBV_WC_SUCCESS &&
+			ibv_wc_read_opcode(cqx) == IBV_WC_RECV && ibv_wc_read_byte_len(cqx) == 24 &&
+			(ibv_wc_read_wc_flags(cqx) & peer.with_inv) &&
+			ibv_wc_read_invalidated_rkey(cqx) == k;
+	ibv_end_poll(cqx);
+	check(ok, "it reads IBV_WC_WITH_INV and ibv_wc_read_invalidated_rkey gives the window's rkey");
+	check(same(a, 0, b, 0, 24), "the SEND's bytes arrived");
+	check(post_rdma(a, 4, IBV_WR_RDMA_WRITE, 0, 8, b.addr(kWin), k),
+	      "post a WRITE through the invalidated window");
+	expect(a, 4, IBV_WC_REM_ACCESS_ERR, IBV_WC_RDMA_WRITE, "the WRITE");
+	if (mw)
+		ibv_dealloc_mw(mw);
+}
+
+// B's CQ made again as an extended one, and its QP on it.
+bool make_cq_ex(RcSide &b)
+{
+	ibv_destroy_qp(b.qp);
+	b.qp = nullptr;
+	ibv_destroy_cq(b.cq);
+	ibv_cq_init_attr_ex ca{};
+	ca.cqe = 64;
+	ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM;
+	b_cqx = ibv_create_cq_ex(b.ctx, &ca);
+	b.cq = b_cqx ? ibv_cq_ex_to_cq(b_cqx) : nullptr;
+	if (!b.cq)
+		return false;
+	ibv_qp_init_attr ia{};
+	ia.send_cq = b.cq;
+	ia.recv_cq = b.cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	b.qp = ibv_create_qp(b.pd, &ia);
+	return b.qp != nullptr;
+}
+
 // B's QP made again as an extended one with the bind ops.
 bool make_qp_ex(RcSide &b)
 {
@@ -649,6 +712,12 @@ int main(int argc, char **argv)
 				 qp_ex(a, b);
 		 }},
 	};
+	runs.emplace_back("cq_ex", [&](RcSide &a, RcSide &b) {
+		check(make_cq_ex(b) && a.connect(b, 5, 7, kQpAccess) && b.connect(a, 7, 5, kQpAccess),
+		      "B's CQ made again as an extended CQ");
+		if (!vmtest::failures)
+			cq_ex_inv(a, b, peer);
+	});
 	for (int how = 0; how < 5; ++how)
 		runs.emplace_back("denied " + std::to_string(how),
 				  [&, how](RcSide &a, RcSide &b) { denied(a, b, peer, how); });
@@ -673,7 +742,7 @@ int main(int argc, char **argv)
 		RcSide b;
 		const bool ok = a.setup(args.dev_a, args.gid_a, kBuf, kAccessA) &&
 				b.setup(args.dev_b, args.gid_b, kBuf, kAccessB);
-		const bool qpx = what == "qp_ex";
+		const bool qpx = what == "qp_ex" || what == "cq_ex";
 		check(ok && (qpx || (a.connect(b, 0xfffff0, 0x300, kQpAccess) &&
 				     b.connect(a, 0x300, 0xfffff0, kQpAccess))),
 		      "fresh QPs for " + what);
