@@ -180,6 +180,37 @@ static int sr_dereg_mr(struct verbs_mr *vmr)
 	return ret;
 }
 
+static struct ibv_mw *sr_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int sr_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (!ret)
+		free(mw);
+	return ret;
+}
+
 static struct ibv_cq *sr_create_cq(struct ibv_context *context, int cqe,
 				   struct ibv_comp_channel *channel,
 				   int comp_vector)
@@ -641,6 +672,35 @@ static int sr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 }
 
 /*
+ * ibv_bind_mw (type 1 windows; libibverbs checked the type and the PD): a
+ * bind WQE under a new 8-bit key. The window takes the new rkey now; a
+ * failed bind completes in error and the caller puts the old one back.
+ */
+static int sr_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		      struct ibv_mw_bind *mw_bind)
+{
+	struct sr_qp *qp = to_sr_qp(ibqp);
+	struct softrdma_qp_rings *rings = qp->rings;
+	struct softrdma_wr_hdr h = {
+		.wr_id = mw_bind->wr_id,
+		.send_flags = mw_bind->send_flags,
+	};
+	uint32_t rkey = ibv_inc_rkey(mw->rkey);
+	int ret;
+
+	if (!sr_sq_postable(qp))
+		return EINVAL;
+	softrdma_bind_mw_hdr(&h, mw->rkey, rkey, &mw_bind->bind_info, true);
+	softrdma_qp_wr_start(rings);
+	softrdma_qp_wr_begin(rings, &h);
+	ret = softrdma_qp_wr_complete(rings);
+	if (ret)
+		return ret;
+	mw->rkey = rkey;
+	return sr_sq_doorbell(qp);
+}
+
+/*
  * The ibv_wr_* API: each builder hands the request's header to the core,
  * which writes it into the next slot; the setters add its data.
  */
@@ -711,6 +771,24 @@ static void sr_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 		    add, 0);
 }
 
+static void sr_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			  uint32_t rkey,
+			  const struct ibv_mw_bind_info *bind_info)
+{
+	struct softrdma_wr_hdr h = {
+		.wr_id = qpx->wr_id,
+		.send_flags = qpx->wr_flags,
+	};
+
+	softrdma_bind_mw_hdr(&h, mw->rkey, rkey, bind_info, false);
+	softrdma_qp_wr_begin(qpx_rings(qpx), &h);
+}
+
+static void sr_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	sr_wr_begin(qpx, IBV_WR_LOCAL_INV, invalidate_rkey, 0, 0, 0, 0);
+}
+
 static void sr_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
 			  uint32_t length)
 {
@@ -773,7 +851,8 @@ static uint64_t sr_send_ops(enum ibv_qp_type type)
 		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 		       IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
 	case IBV_QPT_UC:
 		return IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 		       IBV_QP_EX_WITH_SEND_WITH_INV |
@@ -802,6 +881,10 @@ static void sr_set_send_ops(struct ibv_qp_ex *qpx, uint64_t ops)
 		qpx->wr_atomic_cmp_swp = sr_wr_atomic_cmp_swp;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		qpx->wr_atomic_fetch_add = sr_wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		qpx->wr_bind_mw = sr_wr_bind_mw;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		qpx->wr_local_inv = sr_wr_local_inv;
 	qpx->wr_set_sge = sr_wr_set_sge;
 	qpx->wr_set_sge_list = sr_wr_set_sge_list;
 	qpx->wr_set_inline_data = sr_wr_set_inline_data;
@@ -889,6 +972,9 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.dealloc_pd = sr_dealloc_pd,
 	.reg_mr = sr_reg_mr,
 	.dereg_mr = sr_dereg_mr,
+	.alloc_mw = sr_alloc_mw,
+	.dealloc_mw = sr_dealloc_mw,
+	.bind_mw = sr_bind_mw,
 	.create_cq = sr_create_cq,
 	.create_cq_ex = sr_create_cq_ex,
 	.destroy_cq = sr_destroy_cq,

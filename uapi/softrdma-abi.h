@@ -125,12 +125,21 @@ enum softrdma_wqe_flags {
 	SOFTRDMA_WQE_SOLICITED = 1 << 1,
 	SOFTRDMA_WQE_INLINE = 1 << 2,
 	SOFTRDMA_WQE_FENCE = 1 << 3,
+	/* IBV_WR_BIND_MW from ibv_bind_mw (a type 1 window). */
+	SOFTRDMA_WQE_BIND_TYPE1 = 1 << 4,
 };
 
 /*
  * Send queue entry: this header, then num_sge softrdma_sge or, with
  * SOFTRDMA_WQE_INLINE, inline_len bytes of data. opcode is the verbs
  * (IBV_WR_*) value.
+ *
+ * IBV_WR_BIND_MW carries no data: imm_data is an rkey of the window (its
+ * index names it; the 8-bit key may be stale), rkey the new one,
+ * remote_addr and compare_add the window's address and length, swap the
+ * MR's lkey (low 32 bits, 0 for a zero length) and the window's
+ * IBV_ACCESS_* flags (high 32 bits). IBV_WR_LOCAL_INV carries the
+ * key to invalidate in imm_data.
  */
 struct softrdma_send_wqe {
 	__aligned_u64 wr_id;

@@ -84,6 +84,12 @@ static int softrdma_query_device(struct ib_device *ibdev,
 	attr->max_srq_sge = SOFTRDMA_MAX_SGE;
 	attr->local_ca_ack_delay = 15;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	if (sdev->transport == SOFTRDMA_TRANSPORT_ROCE) {
+		/* Memory windows: mw.c. */
+		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		attr->max_mw = SOFTRDMA_MAX_MW;
+	}
 	return 0;
 }
 
@@ -149,6 +155,8 @@ static void softrdma_dealloc_driver(struct ib_device *ibdev)
 
 	WARN_ON(!xa_empty(&sdev->mrs));
 	xa_destroy(&sdev->mrs);
+	WARN_ON(!xa_empty(&sdev->mws));
+	xa_destroy(&sdev->mws);
 	WARN_ON(!xa_empty(&sdev->qps));
 	xa_destroy(&sdev->qps);
 	if (sdev->roce_net)
@@ -246,6 +254,7 @@ int softrdma_register(const char *name, struct net_device *ndev,
 	sdev->netdev = ndev;
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
+	softrdma_mws_init(sdev);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&sdev->list);
 

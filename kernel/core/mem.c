@@ -160,6 +160,45 @@ out_put:
 }
 
 /**
+ * softrdma_rkey_get - find the MR an rkey gives a remote access to
+ * @qp: the QP the access came through
+ * @key: the rkey: an MR's, or a memory window's (mw.c)
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ * @access: IB_ACCESS_REMOTE_* flags the access needs
+ * @err: as softrdma_mr_get() sets it
+ *
+ * A window's rkey resolves to its MR, the access checked against the
+ * window's bounds and access instead of the MR's.
+ *
+ * Return: the MR with a reference held (softrdma_mr_put()), or NULL.
+ */
+struct softrdma_mr *softrdma_rkey_get(struct softrdma_qp *qp, u32 key,
+				      u64 iova, u64 len, int access, int *err)
+{
+	if (softrdma_key_is_mw(key))
+		return softrdma_mw_get_mr(qp, key, iova, len, access, err);
+	return softrdma_mr_get(qp->sdev, qp->ibqp.pd, key, iova, len, access,
+			       err);
+}
+
+/**
+ * softrdma_local_inv - carry out a local invalidate WQE
+ * @qp: the QP it was posted to
+ * @key: the key to invalidate
+ *
+ * Only type 2 memory windows are invalidated yet; any other key is not.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int softrdma_local_inv(struct softrdma_qp *qp, u32 key)
+{
+	if (softrdma_key_is_mw(key))
+		return softrdma_mw_invalidate(qp, key, false);
+	return -EINVAL;
+}
+
+/**
  * softrdma_mr_copy - copy between an MR and a kernel buffer
  * @mr: an MR obtained with softrdma_mr_get() for this very range
  * @iova: first byte in the MR

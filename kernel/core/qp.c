@@ -226,6 +226,7 @@ static const u8 softrdma_wr_to_wc[] = {
 	[IB_WR_SEND_WITH_INV] = IB_WC_SEND,
 	[IB_WR_LOCAL_INV] = IB_WC_LOCAL_INV,
 	[IB_WR_REG_MR] = IB_WC_REG_MR,
+	[IB_WR_BIND_MW] = IB_WC_BIND_MW,
 };
 
 /* The completion opcode of a send WQE's opcode (any value). */

@@ -25,6 +25,12 @@
 #define SOFTRDMA_MAX_CQ		0x10000
 #define SOFTRDMA_MAX_MR		0x100000
 #define SOFTRDMA_MAX_MR_SIZE	BIT_ULL(40)
+#define SOFTRDMA_MAX_MW		0x10000
+/*
+ * Key indices (a key's upper 24 bits) from SOFTRDMA_MW_INDEX_BASE on name
+ * memory windows, those below it MRs: one look at a key tells which.
+ */
+#define SOFTRDMA_MW_INDEX_BASE	BIT(23)
 #define SOFTRDMA_MAX_SGE	32
 #define SOFTRDMA_MAX_QP_WR	16384
 #define SOFTRDMA_GID_TABLE_LEN	32
@@ -94,6 +100,9 @@ struct softrdma_dev {
 
 	struct xarray mrs;		/* key index -> softrdma_mr */
 	u32 next_mr_index;
+	struct xarray mws;		/* key index -> softrdma_mw (mw.c) */
+	u32 next_mw_index;
+	atomic_t num_mws;
 	struct xarray qps;		/* QP number -> softrdma_qp */
 	u32 next_qpn;
 	atomic_t num_qps;
@@ -306,6 +315,22 @@ struct softrdma_mr {
 	u64 iova;
 	u64 length;
 	int access;
+	atomic_t num_mws;		/* memory windows bound to it */
+};
+
+/*
+ * A memory window (mw.c). A bound window holds a reference to its MR; a
+ * type 2 window is usable only through the QP it was bound through.
+ */
+struct softrdma_mw {
+	struct ib_mw ibmw;
+	spinlock_t lock;		/* the binding below, and ibmw.rkey */
+	bool valid;			/* type 1 always, type 2 while bound */
+	struct softrdma_mr *mr;		/* NULL while unbound or zero length */
+	const struct softrdma_qp *qp;	/* type 2: compared, never used */
+	u64 addr;
+	u64 length;
+	int access;
 };
 
 struct softrdma_mmap_entry {
@@ -361,6 +386,16 @@ static inline struct softrdma_srq *to_ssrq(struct ib_srq *ibsrq)
 static inline struct softrdma_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct softrdma_mr, ibmr);
+}
+
+static inline struct softrdma_mw *to_smw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct softrdma_mw, ibmw);
+}
+
+static inline bool softrdma_key_is_mw(u32 key)
+{
+	return (key >> 8) >= SOFTRDMA_MW_INDEX_BASE;
 }
 
 static inline struct softrdma_ucontext *to_suc(struct ib_ucontext *ibuc)
@@ -433,6 +468,20 @@ int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova, bool cmp_swap,
 struct page *softrdma_kva_page(u64 addr, size_t *off);
 bool softrdma_kva_ok(u64 addr, u64 len);
 u32 softrdma_wc_opcode(u32 wr_opcode);
+struct softrdma_mr *softrdma_rkey_get(struct softrdma_qp *qp, u32 key,
+				      u64 iova, u64 len, int access, int *err);
+int softrdma_local_inv(struct softrdma_qp *qp, u32 key);
+
+/* mw.c */
+void softrdma_mws_init(struct softrdma_dev *sdev);
+int softrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int softrdma_dealloc_mw(struct ib_mw *ibmw);
+u32 softrdma_mw_bind(struct softrdma_qp *qp,
+		     const struct softrdma_send_wqe *wqe);
+int softrdma_mw_invalidate(struct softrdma_qp *qp, u32 rkey, bool remote);
+struct softrdma_mr *softrdma_mw_get_mr(struct softrdma_qp *qp, u32 key,
+				       u64 iova, u64 len, int access,
+				       int *err);
 
 /* frmr.c */
 struct ib_mr *softrdma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,

@@ -10,7 +10,7 @@
 
 #include "softrdma.h"
 
-#define SOFTRDMA_MR_INDEX_MAX	((1U << 24) - 1)
+#define SOFTRDMA_MR_INDEX_MAX	(SOFTRDMA_MW_INDEX_BASE - 1)
 
 static int softrdma_alloc_ucontext(struct ib_ucontext *ibuc,
 				   struct ib_udata *udata)
@@ -296,7 +296,7 @@ static void softrdma_mr_drop_keys(struct softrdma_dev *sdev,
 
 #define SOFTRDMA_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			    IB_ACCESS_RELAXED_ORDERING)
+			    IB_ACCESS_RELAXED_ORDERING | IB_ACCESS_MW_BIND)
 
 static struct ib_mr *softrdma_get_dma_mr(struct ib_pd *ibpd, int access)
 {
@@ -369,6 +369,9 @@ static int softrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct softrdma_mr *mr = to_smr(ibmr);
 
+	/* Bound windows hold references: the verbs make this an error. */
+	if (atomic_read(&mr->num_mws))
+		return -EBUSY;
 	softrdma_mr_drop_keys(to_sdev(ibmr->device), mr);
 	if (mr->type == SOFTRDMA_MR_FRMR)
 		softrdma_frmr_free(mr);

@@ -369,23 +369,31 @@ static bool softrdma_is_rd_atomic(u32 wr_opcode)
 
 /*
  * Work requests the requester executes itself, with nothing to send: fast
- * registration and local invalidation. They run in send queue order, once
- * every WQE before them has completed (a retransmission must still find the
- * memory it reads as it was).
+ * registration, window binds and local invalidation. They run in send
+ * queue order, once every WQE before them has completed (a retransmission
+ * must still find the memory it reads as it was).
  */
 static bool softrdma_is_local(u32 wr_opcode)
 {
-	return wr_opcode == IB_WR_LOCAL_INV || wr_opcode == IB_WR_REG_MR;
+	return wr_opcode == IB_WR_LOCAL_INV || wr_opcode == IB_WR_REG_MR ||
+	       wr_opcode == IB_WR_BIND_MW;
 }
 
 /* Execute the local operation @s. Return: its completion status. */
 static u32 softrdma_req_local(struct softrdma_qp *qp, struct softrdma_swqe *s)
 {
+	u32 key = s->wqe.imm_data;
+	int ret;
+
 	if (s->wqe.opcode == IB_WR_REG_MR)
 		return softrdma_frmr_reg(qp, s->wqe.rkey, s->wqe.imm_data);
-	if (softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, s->wqe.imm_data))
-		return IB_WC_LOC_PROT_ERR;
-	return IB_WC_SUCCESS;
+	if (s->wqe.opcode == IB_WR_BIND_MW)
+		return softrdma_mw_bind(qp, &s->wqe);
+	if (softrdma_key_is_mw(key))
+		ret = softrdma_local_inv(qp, key);
+	else
+		ret = softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
+	return ret ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
 }
 
 /*
@@ -430,6 +438,7 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 		break;
 	case IB_WR_LOCAL_INV:
 	case IB_WR_REG_MR:
+	case IB_WR_BIND_MW:
 		/* Nothing goes on the wire: no PSN, no packet. */
 		s->npkts = 0;
 		return IB_WC_SUCCESS;
@@ -884,8 +893,8 @@ static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 		return SOFTRDMA_NAK_REMOTE_ACCESS;
 	if (va & 7)
 		return SOFTRDMA_NAK_INVALID_REQ;
-	mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, ntohl(ae.rkey), va,
-			     sizeof(u64), IB_ACCESS_REMOTE_ATOMIC, &err);
+	mr = softrdma_rkey_get(qp, ntohl(ae.rkey), va, sizeof(u64),
+			       IB_ACCESS_REMOTE_ATOMIC, &err);
 	if (!mr)
 		return SOFTRDMA_NAK_REMOTE_ACCESS;
 	err = softrdma_mr_atomic(mr, va, op == RC_CMP_SWAP,
@@ -1006,9 +1015,8 @@ static void softrdma_resp_reread(struct softrdma_qp *qp, u8 *p, u32 len,
 		return;
 	memcpy(&reth, p, sizeof(reth));
 	rlen = ntohl(reth.len);
-	mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, ntohl(reth.rkey),
-			     be64_to_cpu(reth.va), rlen, IB_ACCESS_REMOTE_READ,
-			     &err);
+	mr = softrdma_rkey_get(qp, ntohl(reth.rkey), be64_to_cpu(reth.va),
+			       rlen, IB_ACCESS_REMOTE_READ, &err);
 	if (!mr && rlen)
 		return;
 	softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
@@ -1049,6 +1057,8 @@ static bool softrdma_resp_take_recv(struct softrdma_qp *qp)
 /* Remote invalidation of @rkey (SEND with Invalidate). Return: 0 or -errno. */
 static int softrdma_resp_rinv(struct softrdma_qp *qp, u32 rkey)
 {
+	if (softrdma_key_is_mw(rkey))
+		return softrdma_mw_invalidate(qp, rkey, true);
 	return softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, rkey);
 }
 
@@ -1194,9 +1204,9 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 
 		if (!(qp->attrs.access & IB_ACCESS_REMOTE_READ))
 			goto nak_access;
-		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, ntohl(reth.rkey),
-				     be64_to_cpu(reth.va), rlen,
-				     IB_ACCESS_REMOTE_READ, &err);
+		mr = softrdma_rkey_get(qp, ntohl(reth.rkey),
+				       be64_to_cpu(reth.va), rlen,
+				       IB_ACCESS_REMOTE_READ, &err);
 		if (!mr && rlen)
 			goto nak_access;
 		softrdma_resp_flush_ack(qp);
@@ -1235,8 +1245,9 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			rkey = be32_to_cpu(ieth);
 
 			/*
-			 * Only fast-registration MRs (and memory windows) of
-			 * the QP's PD may be invalidated remotely.
+			 * Only fast-registration MRs of the QP's PD and type 2
+			 * windows bound through the QP may be invalidated
+			 * remotely.
 			 */
 			if (softrdma_resp_rinv(qp, rkey)) {
 				softrdma_resp_complete_recv(qp,
@@ -1278,11 +1289,10 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			return;
 		}
 		if (paylen) {
-			mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd,
-					     qp->resp.wrkey,
-					     qp->resp.wva + qp->resp.woff,
-					     paylen, IB_ACCESS_REMOTE_WRITE,
-					     &err);
+			mr = softrdma_rkey_get(qp, qp->resp.wrkey,
+					       qp->resp.wva + qp->resp.woff,
+					       paylen, IB_ACCESS_REMOTE_WRITE,
+					       &err);
 			if (!mr)
 				goto nak_access;
 			softrdma_mr_copy(mr, qp->resp.wva + qp->resp.woff, p,

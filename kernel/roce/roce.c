@@ -20,4 +20,8 @@ static int softrdma_roce_port_immutable(struct ib_device *ibdev, u32 port,
 
 const struct ib_device_ops softrdma_roce_ops = {
 	.get_port_immutable = softrdma_roce_port_immutable,
+	.alloc_mw = softrdma_alloc_mw,
+	.dealloc_mw = softrdma_dealloc_mw,
+
+	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
 };

@@ -151,6 +151,20 @@ extern "C" int softrdma_qp_post_recv(struct softrdma_qp_rings *rings, struct ibv
 	return 0;
 }
 
+extern "C" void softrdma_bind_mw_hdr(struct softrdma_wr_hdr *h, uint32_t mw_rkey,
+				     uint32_t new_rkey, const struct ibv_mw_bind_info *info,
+				     bool type1)
+{
+	const softrdma_wr_hdr b = softrdma::bind_mw_hdr(mw_rkey, new_rkey, *info, type1);
+	h->opcode = b.opcode;
+	h->imm_data = b.imm_data;
+	h->rkey = b.rkey;
+	h->remote_addr = b.remote_addr;
+	h->compare_add = b.compare_add;
+	h->swap = b.swap;
+	h->wqe_flags = b.wqe_flags;
+}
+
 // The lock taken here is released by softrdma_qp_wr_complete or _abort.
 extern "C" void softrdma_qp_wr_start(struct softrdma_qp_rings *rings)
 {

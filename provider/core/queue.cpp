@@ -19,10 +19,18 @@ bool known_opcode(ibv_wr_opcode op)
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
 		return true;
 	default:
 		return false;
 	}
+}
+
+// Ops the kernel carries out locally; they have no data.
+bool local_op(std::uint32_t op) noexcept
+{
+	return op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV;
 }
 
 // Room for one more entry? Corrupt indices count as full.
@@ -67,14 +75,34 @@ std::uint64_t buf_len(const ibv_data_buf &b) noexcept
 
 } // namespace
 
+softrdma_wr_hdr bind_mw_hdr(std::uint32_t mw_rkey, std::uint32_t new_rkey,
+			    const ibv_mw_bind_info &info, bool type1) noexcept
+{
+	softrdma_wr_hdr h{};
+	h.opcode = IBV_WR_BIND_MW;
+	h.imm_data = mw_rkey;
+	h.rkey = new_rkey;
+	h.remote_addr = info.addr;
+	h.compare_add = info.length;
+	const std::uint32_t lkey = info.mr ? info.mr->lkey : 0;
+	h.swap = static_cast<std::uint64_t>(info.mw_access_flags) << 32 | lkey;
+	h.wqe_flags = type1 ? SOFTRDMA_WQE_BIND_TYPE1 : 0;
+	return h;
+}
+
 int SendQueue::post(const ibv_send_wr &wr) noexcept
 {
 	softrdma_wr_hdr h{};
-	h.wr_id = wr.wr_id;
 	h.opcode = wr.opcode;
-	h.send_flags = wr.send_flags;
-	h.imm_data = wr.opcode == IBV_WR_SEND_WITH_INV ? wr.invalidate_rkey : wr.imm_data;
-	if (wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+	h.imm_data = wr.opcode == IBV_WR_SEND_WITH_INV || wr.opcode == IBV_WR_LOCAL_INV
+			     ? wr.invalidate_rkey
+			     : wr.imm_data;
+	if (wr.opcode == IBV_WR_BIND_MW) {
+		// Checked as libibverbs' ibv_bind_mw checks type 1 binds.
+		if (!wr.bind_mw.mw)
+			return EINVAL;
+		h = bind_mw_hdr(wr.bind_mw.mw->rkey, wr.bind_mw.rkey, wr.bind_mw.bind_info, false);
+	} else if (wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		h.remote_addr = wr.wr.atomic.remote_addr;
 		h.rkey = wr.wr.atomic.rkey;
 		h.compare_add = wr.wr.atomic.compare_add;
@@ -83,9 +111,13 @@ int SendQueue::post(const ibv_send_wr &wr) noexcept
 		h.remote_addr = wr.wr.rdma.remote_addr;
 		h.rkey = wr.wr.rdma.rkey;
 	}
+	h.wr_id = wr.wr_id;
+	h.send_flags = wr.send_flags;
 	start();
 	begin(h);
-	if (wr.num_sge < 0) {
+	if (local_op(wr.opcode)) {
+		// No data: the list, whatever it holds, means nothing.
+	} else if (wr.num_sge < 0) {
 		fail(EINVAL);
 	} else {
 		const std::span<const ibv_sge> sges(wr.sg_list, static_cast<std::size_t>(wr.num_sge));
@@ -128,6 +160,7 @@ void SendQueue::begin(const softrdma_wr_hdr &wr) noexcept
 		hdr.flags |= SOFTRDMA_WQE_SOLICITED;
 	if (wr.send_flags & IBV_SEND_FENCE)
 		hdr.flags |= SOFTRDMA_WQE_FENCE;
+	hdr.flags |= wr.wqe_flags & SOFTRDMA_WQE_BIND_TYPE1;
 	hdr.imm_data = wr.imm_data;
 	hdr.rkey = wr.rkey;
 	hdr.remote_addr = wr.remote_addr;

@@ -13,6 +13,10 @@
 
 namespace softrdma {
 
+// The header of a bind WQE (see softrdma_bind_mw_hdr).
+softrdma_wr_hdr bind_mw_hdr(std::uint32_t mw_rkey, std::uint32_t new_rkey,
+			    const ibv_mw_bind_info &info, bool type1) noexcept;
+
 // Writes send work requests into a send queue ring.
 //
 // Every request, whatever API it comes from, is built the same way: begin()

@@ -83,7 +83,17 @@ struct softrdma_wr_hdr {
 	uint32_t send_flags;	/* enum ibv_send_flags */
 	uint32_t imm_data;	/* immediate (big endian) or rkey to invalidate */
 	uint32_t rkey;
+	uint32_t wqe_flags;	/* SOFTRDMA_WQE_BIND_TYPE1 or 0 */
 };
+
+/*
+ * Fill the fields of a bind (IBV_WR_BIND_MW) besides wr_id and send_flags:
+ * the window whose current rkey is mw_rkey gets new_rkey and the binding
+ * in info. type1: for ibv_bind_mw (a type 1 window).
+ */
+void softrdma_bind_mw_hdr(struct softrdma_wr_hdr *h, uint32_t mw_rkey,
+			  uint32_t new_rkey,
+			  const struct ibv_mw_bind_info *info, bool type1);
 
 /*
  * The ibv_wr_* API: wr_start takes the send queue's lock and opens a batch;

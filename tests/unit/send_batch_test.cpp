@@ -338,3 +338,80 @@ TEST(SendBatch, PostStillPublishesPerRequest)
 	EXPECT_EQ(m.q.post(wr), EINVAL);
 	EXPECT_EQ(m.hdr().producer, 2U);
 }
+
+// A bind WQE: the window's rkey, the new one, the range, and the MR's lkey
+// with the window's access in swap; from ibv_post_send as from the builder.
+TEST(SendBatch, EncodesBindMw)
+{
+	ibv_mr mr{};
+	mr.lkey = 0x1234ab;
+	ibv_mw mw{};
+	mw.rkey = 0x80000102;
+	const ibv_mw_bind_info info{&mr, 0x7000, 0x300,
+				    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
+	std::array<ibv_sge, 1> junk{{{0xdead, 1, 2}}};
+	ibv_send_wr wr{};
+	wr.wr_id = 42;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = junk.data();
+	wr.num_sge = 1; // means nothing to a bind
+	wr.bind_mw.mw = &mw;
+	wr.bind_mw.rkey = 0x80000103;
+	wr.bind_mw.bind_info = info;
+	Sq a;
+	ASSERT_EQ(a.q.post(wr), 0);
+	const auto w = a.wqe(0);
+	EXPECT_EQ(w.wr_id, 42U);
+	EXPECT_EQ(w.opcode, unsigned{IBV_WR_BIND_MW});
+	EXPECT_EQ(w.flags, unsigned{SOFTRDMA_WQE_SIGNALED});
+	EXPECT_EQ(w.imm_data, 0x80000102U);
+	EXPECT_EQ(w.rkey, 0x80000103U);
+	EXPECT_EQ(w.remote_addr, 0x7000U);
+	EXPECT_EQ(w.compare_add, 0x300U);
+	EXPECT_EQ(w.swap, std::uint64_t{IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE} << 32 |
+				  0x1234abU);
+	EXPECT_EQ(w.num_sge, 0U);
+	EXPECT_EQ(w.inline_len, 0U);
+
+	// The builder writes the same bytes; the type 1 form adds its flag.
+	Sq b;
+	softrdma_wr_hdr h = softrdma::bind_mw_hdr(mw.rkey, 0x80000103, info, false);
+	h.wr_id = 42;
+	h.send_flags = IBV_SEND_SIGNALED;
+	b.q.start();
+	b.q.begin(h);
+	ASSERT_EQ(b.q.complete(), 0);
+	EXPECT_EQ(std::memcmp(a.slot(0).data(), b.slot(0).data(), kSlot), 0);
+
+	Sq c;
+	h = softrdma::bind_mw_hdr(mw.rkey, 0x80000103, {nullptr, 0, 0, 0}, true);
+	c.q.start();
+	c.q.begin(h);
+	ASSERT_EQ(c.q.complete(), 0);
+	EXPECT_EQ(c.wqe(0).flags, unsigned{SOFTRDMA_WQE_BIND_TYPE1});
+	EXPECT_EQ(c.wqe(0).swap, 0U);
+	EXPECT_EQ(c.wqe(0).compare_add, 0U);
+
+	// A bind names its window.
+	wr.bind_mw.mw = nullptr;
+	Sq d;
+	EXPECT_EQ(d.q.post(wr), EINVAL);
+	EXPECT_EQ(d.hdr().producer, 0U);
+}
+
+// A local invalidate carries its key where SEND with Invalidate does.
+TEST(SendBatch, EncodesLocalInv)
+{
+	ibv_send_wr wr{};
+	wr.wr_id = 7;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.invalidate_rkey = 0x80000255;
+	wr.num_sge = 3;
+	Sq a;
+	ASSERT_EQ(a.q.post(wr), 0);
+	const auto w = a.wqe(0);
+	EXPECT_EQ(w.opcode, unsigned{IBV_WR_LOCAL_INV});
+	EXPECT_EQ(w.imm_data, 0x80000255U);
+	EXPECT_EQ(w.num_sge, 0U);
+}

@@ -293,6 +293,23 @@ test_rc_atomics() {
 	"$ATOMIC" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
 }
 
+MWTEST=$REPO/build/user/verbs_mw
+
+test_rc_mw() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$MWTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+}
+
+test_interop_rxe_mw() {
+	interop_setup
+	trap interop_cleanup EXIT
+	# softroce binds, rxe uses and invalidates its windows; then the
+	# other way round.
+	"$MWTEST" rxe0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+	"$MWTEST" sr1 ::ffff:10.0.0.2 rxe0 ::ffff:10.0.0.1
+}
+
 test_interop_rxe_atomics() {
 	interop_setup
 	trap interop_cleanup EXIT
@@ -941,13 +958,13 @@ ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp rping_iw
 interop_siw_rping \
 rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
-rc_atomics interop_rxe_atomics rc_srq srq_pingpong rc_sqd \
+rc_atomics interop_rxe_atomics rc_mw interop_rxe_mw rc_srq srq_pingpong rc_sqd \
 perftest_roce perftest_matrix perftest_interop_rxe_server_sr \
 perftest_interop_rxe_client_sr wire_roce rc_ipv6 rc_ipv6_loopback \
 interop_rxe_ipv6 wire_roce_ipv6 any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open kernel_qp"
-DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_srq rc_loss_short bad_input \
+DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_mw rc_srq rc_loss_short bad_input \
 netdev_unregister add_delete_rmmod_cycles kernel_qp"
 
 reset
