@@ -266,3 +266,38 @@ int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova, bool cmp_swap,
 	*orig = old;
 	return 0;
 }
+
+/*
+ * Copy @len bytes at byte @off of the scatter list @sge to or from @buf,
+ * checking each MR for @access. Return: 0, -EINVAL past the list's end, or
+ * softrdma_mr_get()'s error.
+ */
+int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
+		      u32 nsge, u64 off, void *buf, u32 len, bool to_mr,
+		      int access)
+{
+	u8 *p = buf;
+	u32 i;
+
+	for (i = 0; i < nsge && len; i++) {
+		struct softrdma_mr *mr;
+		u32 n;
+		int err;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = min_t(u64, len, sge[i].length - off);
+		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, sge[i].lkey,
+				     sge[i].addr + off, n, access, &err);
+		if (!mr)
+			return err;
+		softrdma_mr_copy(mr, sge[i].addr + off, p, n, to_mr);
+		softrdma_mr_put(mr);
+		p += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EINVAL : 0;
+}

@@ -430,6 +430,7 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init);
 int softrdma_qp_kick(struct softrdma_qp *qp);
 void softrdma_qp_flush(struct softrdma_qp *qp);
+void softrdma_sq_complete(struct softrdma_qp *qp, u32 idx, u32 status);
 void softrdma_qp_doorbell(struct softrdma_qp *qp);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static without KUnit; the KUnit suite checks it. */
@@ -463,6 +464,9 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 void softrdma_mr_put(struct softrdma_mr *mr);
 void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
+int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
+		      u32 nsge, u64 off, void *buf, u32 len, bool to_mr,
+		      int access);
 int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova, bool cmp_swap,
 		       u64 compare, u64 swap_add, u64 *orig);
 struct page *softrdma_kva_page(u64 addr, size_t *off);

@@ -88,62 +88,6 @@ static u8 softrdma_rdmap_ctl(u8 op)
 	return SOFTRDMA_RDMAP_RV << SOFTRDMA_RDMAP_RV_SHIFT | op;
 }
 
-/*
- * Copy @len bytes at byte @off of the scatter list @sge to or from @buf,
- * each MR checked for @access. Return: 0, -EINVAL past the list's end, or
- * softrdma_mr_get()'s error.
- */
-static int softrdma_iw_sge_copy(struct softrdma_qp *qp,
-				const struct softrdma_sge *sge, u32 nsge,
-				u64 off, void *buf, u32 len, bool to_mr,
-				int access)
-{
-	u8 *p = buf;
-	u32 i;
-
-	for (i = 0; i < nsge && len; i++) {
-		struct softrdma_mr *mr;
-		u32 n;
-		int err;
-
-		if (off >= sge[i].length) {
-			off -= sge[i].length;
-			continue;
-		}
-		n = min_t(u64, len, sge[i].length - off);
-		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, sge[i].lkey,
-				     sge[i].addr + off, n, access, &err);
-		if (!mr)
-			return err;
-		softrdma_mr_copy(mr, sge[i].addr + off, p, n, to_mr);
-		softrdma_mr_put(mr);
-		p += n;
-		len -= n;
-		off = 0;
-	}
-	return len ? -EINVAL : 0;
-}
-
-/* Completion of the send WQE at ring index @idx. Caller holds qp->lock. */
-static void softrdma_iw_complete(struct softrdma_qp *qp, u32 idx, u32 status)
-{
-	struct softrdma_swqe *s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
-	struct softrdma_cqe cqe = {};
-
-	if (status == IB_WC_SUCCESS && !qp->sq_sig_all &&
-	    !(s->wqe.flags & SOFTRDMA_WQE_SIGNALED))
-		goto out;
-	cqe.wr_id = s->wqe.wr_id;
-	cqe.status = status;
-	cqe.opcode = softrdma_wc_opcode(s->wqe.opcode);
-	cqe.qp_num = qp->ibqp.qp_num;
-	cqe.byte_len = s->len;
-	softrdma_cq_post(qp->scq, &cqe, false);
-out:
-	/* Release: the provider may reuse the slot. */
-	smp_store_release(&qp->sq.hdr->consumer, idx + 1);
-}
-
 /* Complete, in order, every WQE done from the oldest on. */
 static void softrdma_iw_advance(struct softrdma_qp *qp)
 {
@@ -153,7 +97,7 @@ static void softrdma_iw_advance(struct softrdma_qp *qp)
 
 		if (!s->done)
 			break;
-		softrdma_iw_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
+		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 		qp->req.comp_idx++;
 	}
 }
@@ -341,8 +285,8 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 			memcpy(u + hlen, qp->sinline +
 			       (size_t)slot * qp->max_inline + off, n);
 		} else if (n) {
-			err = softrdma_iw_sge_copy(qp, sge, s->wqe.num_sge, off,
-						   u + hlen, n, false, 0);
+			err = softrdma_sge_copy(qp, sge, s->wqe.num_sge, off,
+						u + hlen, n, false, 0);
 			if (err)
 				return err;
 		}
@@ -520,7 +464,7 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 		status = softrdma_iw_take(qp, idx);
 		qp->req.send_idx++;
 		if (status != IB_WC_SUCCESS) {
-			softrdma_iw_complete(qp, idx, status);
+			softrdma_sq_complete(qp, idx, status);
 			qp->req.comp_idx = idx + 1;
 			softrdma_iw_qp_fail(qp);
 			spin_unlock_bh(&qp->lock);
@@ -554,7 +498,7 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 			return;
 		}
 		if (err) {
-			softrdma_iw_complete(qp, idx, IB_WC_LOC_PROT_ERR);
+			softrdma_sq_complete(qp, idx, IB_WC_LOC_PROT_ERR);
 			qp->req.comp_idx = idx + 1;
 			softrdma_iw_qp_fail(qp);
 			spin_unlock_bh(&qp->lock);
@@ -660,9 +604,9 @@ static void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to,
 				      TERM_DDP_T_BOUNDS);
 		return;
 	}
-	if (n && softrdma_iw_sge_copy(qp, sge, s->wqe.num_sge, off, p, n, true,
-				      IB_ACCESS_LOCAL_WRITE)) {
-		softrdma_iw_complete(qp, qp->req.comp_idx, IB_WC_LOC_PROT_ERR);
+	if (n && softrdma_sge_copy(qp, sge, s->wqe.num_sge, off, p, n, true,
+				   IB_ACCESS_LOCAL_WRITE)) {
+		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_LOC_PROT_ERR);
 		qp->req.comp_idx++;
 		softrdma_iw_qp_fail(qp);
 		if (iw->cep)
@@ -758,8 +702,8 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 				      TERM_DDP_U_MO);
 		return;
 	}
-	if (n && softrdma_iw_sge_copy(qp, qp->resp.rsge, qp->resp.rwqe.num_sge,
-				      mo, p, n, true, IB_ACCESS_LOCAL_WRITE)) {
+	if (n && softrdma_sge_copy(qp, qp->resp.rsge, qp->resp.rwqe.num_sge,
+				   mo, p, n, true, IB_ACCESS_LOCAL_WRITE)) {
 		softrdma_iw_complete_recv(qp, IB_WC_LOC_LEN_ERR, 0, false);
 		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 				      TERM_DDP_U_TOO_LONG);
@@ -873,7 +817,7 @@ static void softrdma_iw_rx_term(struct softrdma_qp *qp, u8 *p, u32 n)
 		  (t.layer_type & 15) == TERM_DDP_TAGGED) ?
 		 IB_WC_REM_ACCESS_ERR : IB_WC_REM_OP_ERR;
 	if (qp->req.comp_idx != qp->req.send_idx) {
-		softrdma_iw_complete(qp, qp->req.comp_idx, status);
+		softrdma_sq_complete(qp, qp->req.comp_idx, status);
 		qp->req.comp_idx++;
 	}
 	softrdma_iw_qp_fail(qp);

@@ -39,61 +39,6 @@ static u32 softrdma_mtu(struct softrdma_qp *qp)
 	return ib_mtu_enum_to_int(qp->attrs.path_mtu);
 }
 
-/*
- * Copy @len bytes at byte @off of the scatter list @sge to or from @buf,
- * checking each MR for @access. Return: 0, -EINVAL past the list's end, or
- * softrdma_mr_get()'s error.
- */
-static int softrdma_sge_copy(struct softrdma_qp *qp,
-			     const struct softrdma_sge *sge, u32 nsge, u64 off,
-			     void *buf, u32 len, bool to_mr, int access)
-{
-	u8 *p = buf;
-	u32 i;
-
-	for (i = 0; i < nsge && len; i++) {
-		struct softrdma_mr *mr;
-		u32 n;
-		int err;
-
-		if (off >= sge[i].length) {
-			off -= sge[i].length;
-			continue;
-		}
-		n = min_t(u64, len, sge[i].length - off);
-		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, sge[i].lkey,
-				     sge[i].addr + off, n, access, &err);
-		if (!mr)
-			return err;
-		softrdma_mr_copy(mr, sge[i].addr + off, p, n, to_mr);
-		softrdma_mr_put(mr);
-		p += n;
-		len -= n;
-		off = 0;
-	}
-	return len ? -EINVAL : 0;
-}
-
-/* Completion of the send WQE at ring index @idx. */
-static void softrdma_req_complete(struct softrdma_qp *qp, u32 idx, u32 status)
-{
-	struct softrdma_swqe *s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
-	struct softrdma_cqe cqe = {};
-
-	if (status == IB_WC_SUCCESS && !qp->sq_sig_all &&
-	    !(s->wqe.flags & SOFTRDMA_WQE_SIGNALED))
-		goto out;
-	cqe.wr_id = s->wqe.wr_id;
-	cqe.status = status;
-	cqe.opcode = softrdma_wc_opcode(s->wqe.opcode);
-	cqe.qp_num = qp->ibqp.qp_num;
-	cqe.byte_len = s->len;
-	softrdma_cq_post(qp->scq, &cqe, false);
-out:
-	/* Release: the provider may reuse the slot. */
-	smp_store_release(&qp->sq.hdr->consumer, idx + 1);
-}
-
 /* Move the QP to the error state from the data path; flush it. */
 static void softrdma_resp_stop(struct softrdma_qp *qp);
 
@@ -340,8 +285,8 @@ static void softrdma_req_timeout(struct timer_list *t)
 		goto out;
 	}
 	if (qp->req.retries >= qp->attrs.retry_cnt) {
-		softrdma_req_complete(qp, qp->req.comp_idx,
-				      IB_WC_RETRY_EXC_ERR);
+		softrdma_sq_complete(qp, qp->req.comp_idx,
+				     IB_WC_RETRY_EXC_ERR);
 		qp->req.comp_idx++;
 		softrdma_qp_fail(qp);
 		goto out;
@@ -552,7 +497,7 @@ again:
 			    softrdma_is_local(s->wqe.opcode)) {
 				status = softrdma_req_local(qp, s);
 				if (status == IB_WC_SUCCESS) {
-					softrdma_req_complete(qp, idx, status);
+					softrdma_sq_complete(qp, idx, status);
 					qp->req.comp_idx = idx + 1;
 					continue;
 				}
@@ -562,7 +507,7 @@ again:
 				 * are in flight; the spec lets the QP fail
 				 * with this one.
 				 */
-				softrdma_req_complete(qp, idx, status);
+				softrdma_sq_complete(qp, idx, status);
 				qp->req.comp_idx = idx + 1;
 				softrdma_qp_fail(qp);
 				return;
@@ -580,8 +525,8 @@ again:
 			err = softrdma_req_xmit(qp, idx, pkt);
 			if (err == -ENOENT || err == -EACCES ||
 			    err == -ERANGE || err == -EINVAL) {
-				softrdma_req_complete(qp, idx,
-						      IB_WC_LOC_PROT_ERR);
+				softrdma_sq_complete(qp, idx,
+						     IB_WC_LOC_PROT_ERR);
 				qp->req.comp_idx = idx + 1;
 				softrdma_qp_fail(qp);
 				return;
@@ -642,7 +587,7 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 		if (softrdma_psn_diff(s->last_psn, psn) > 0 ||
 		    softrdma_is_rd_atomic(s->wqe.opcode))
 			break;
-		softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
+		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 		qp->req.comp_idx++;
 		qp->req.retries = 0;
 		qp->req.rnr_retries = 0;
@@ -660,7 +605,7 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
  */
 static void softrdma_comp_rd_atomic_done(struct softrdma_qp *qp, u32 psn)
 {
-	softrdma_req_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
+	softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 	qp->req.comp_idx++;
 	qp->req.retries = 0;
 	qp->req.rd_atomic--;
@@ -690,8 +635,8 @@ static void softrdma_comp_atomic(struct softrdma_qp *qp, u32 psn, u8 *p,
 	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge, 1,
 			      0, &orig, sizeof(orig), true,
 			      IB_ACCESS_LOCAL_WRITE)) {
-		softrdma_req_complete(qp, qp->req.comp_idx,
-				      IB_WC_LOC_PROT_ERR);
+		softrdma_sq_complete(qp, qp->req.comp_idx,
+				     IB_WC_LOC_PROT_ERR);
 		qp->req.comp_idx++;
 		softrdma_qp_fail(qp);
 		return;
@@ -731,8 +676,8 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			/* RNR or sequence error: send again (timer paced). */
 			if ((synd & 0x60) == 0x20 && qp->attrs.rnr_retry != 7 &&
 			    qp->req.rnr_retries++ >= qp->attrs.rnr_retry) {
-				softrdma_req_complete(qp, qp->req.comp_idx,
-						      IB_WC_RNR_RETRY_EXC_ERR);
+				softrdma_sq_complete(qp, qp->req.comp_idx,
+						     IB_WC_RNR_RETRY_EXC_ERR);
 				qp->req.comp_idx++;
 				softrdma_qp_fail(qp);
 				return;
@@ -753,11 +698,11 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			softrdma_req_resend(qp, qp->req.comp_idx, psn);
 			return;
 		}
-		softrdma_req_complete(qp, qp->req.comp_idx,
-				      synd == SOFTRDMA_NAK_REMOTE_ACCESS ?
-				      IB_WC_REM_ACCESS_ERR :
-				      synd == SOFTRDMA_NAK_INVALID_REQ ?
-				      IB_WC_REM_INV_REQ_ERR : IB_WC_REM_OP_ERR);
+		softrdma_sq_complete(qp, qp->req.comp_idx,
+				     synd == SOFTRDMA_NAK_REMOTE_ACCESS ?
+				     IB_WC_REM_ACCESS_ERR :
+				     synd == SOFTRDMA_NAK_INVALID_REQ ?
+				     IB_WC_REM_INV_REQ_ERR : IB_WC_REM_OP_ERR);
 		qp->req.comp_idx++;
 		softrdma_qp_fail(qp);
 		return;
@@ -787,8 +732,8 @@ static void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge,
 			      s->wqe.num_sge, off, p, paylen, true,
 			      IB_ACCESS_LOCAL_WRITE)) {
-		softrdma_req_complete(qp, qp->req.comp_idx,
-				      IB_WC_LOC_PROT_ERR);
+		softrdma_sq_complete(qp, qp->req.comp_idx,
+				     IB_WC_LOC_PROT_ERR);
 		qp->req.comp_idx++;
 		softrdma_qp_fail(qp);
 		return;
