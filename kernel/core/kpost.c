@@ -215,14 +215,48 @@ int softrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return ret;
 }
 
+/*
+ * Write receive WQEs @wr into @ring (the producer side serialised by @lock)
+ * and publish them. Return: 0, or the error of the first WR not posted,
+ * which *@bad_wr then names (those before it are posted).
+ */
+static int softrdma_post_recv_ring(struct softrdma_ring *ring,
+				   spinlock_t *lock,
+				   const struct ib_recv_wr *wr, u32 max_sge,
+				   const struct ib_recv_wr **bad_wr)
+{
+	unsigned long flags;
+	u32 prod;
+	int ret = 0;
+
+	spin_lock_irqsave(lock, flags);
+	prod = ring->hdr->producer;
+	for (; wr; wr = wr->next) {
+		/* Acquire: the responder is done with the slot it freed. */
+		if (prod - smp_load_acquire(&ring->hdr->consumer) >=
+		    ring->num_slots) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = softrdma_encode_recv(wr, softrdma_ring_slot(ring, prod),
+					   max_sge);
+		if (ret)
+			break;
+		prod++;
+	}
+	/* Release: the WQEs before the index that publishes them. */
+	smp_store_release(&ring->hdr->producer, prod);
+	spin_unlock_irqrestore(lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
 int softrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
 {
 	struct softrdma_qp *qp = to_sqp(ibqp);
-	struct softrdma_ring *ring = &qp->rq;
-	unsigned long flags;
-	u32 prod;
-	int ret = 0;
+	int ret;
 
 	if (!wr)
 		return softrdma_qp_kick(qp);
@@ -234,26 +268,8 @@ int softrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return -EINVAL;
 	}
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	prod = ring->hdr->producer;
-	for (; wr; wr = wr->next) {
-		/* Acquire: the responder is done with the slot it freed. */
-		if (prod - smp_load_acquire(&ring->hdr->consumer) >=
-		    ring->num_slots) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = softrdma_encode_recv(wr, softrdma_ring_slot(ring, prod),
-					   qp->rq_max_sge);
-		if (ret)
-			break;
-		prod++;
-	}
-	/* Release: the WQEs before the index that publishes them. */
-	smp_store_release(&ring->hdr->producer, prod);
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
-	if (ret)
-		*bad_wr = wr;
+	ret = softrdma_post_recv_ring(&qp->rq, &qp->rq_lock, wr,
+				      qp->rq_max_sge, bad_wr);
 	/* The responder takes receives as messages come; flushing is ours. */
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		softrdma_kernel_doorbell(qp);
@@ -264,34 +280,11 @@ int softrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			   const struct ib_recv_wr **bad_wr)
 {
 	struct softrdma_srq *srq = to_ssrq(ibsrq);
-	struct softrdma_ring *ring = &srq->ring;
-	unsigned long flags;
-	u32 prod;
-	int ret = 0;
 
 	if (ibsrq->uobject) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
-	spin_lock_irqsave(&srq->prod_lock, flags);
-	prod = ring->hdr->producer;
-	for (; wr; wr = wr->next) {
-		/* Acquire: the responder is done with the slot it freed. */
-		if (prod - smp_load_acquire(&ring->hdr->consumer) >=
-		    ring->num_slots) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = softrdma_encode_recv(wr, softrdma_ring_slot(ring, prod),
-					   srq->max_sge);
-		if (ret)
-			break;
-		prod++;
-	}
-	/* Release: the WQEs before the index that publishes them. */
-	smp_store_release(&ring->hdr->producer, prod);
-	spin_unlock_irqrestore(&srq->prod_lock, flags);
-	if (ret)
-		*bad_wr = wr;
-	return ret;
+	return softrdma_post_recv_ring(&srq->ring, &srq->prod_lock, wr,
+				       srq->max_sge, bad_wr);
 }

@@ -593,3 +593,41 @@ out:
 	/* Release: the provider may reuse the slot. */
 	smp_store_release(&qp->sq.hdr->consumer, idx + 1);
 }
+
+/**
+ * softrdma_swqe_copy_body - take a send WQE's data description off the ring
+ * @qp: the QP
+ * @slot: the WQE's slot; qp->swqe[@slot].wqe holds its copied header
+ * @body: the slot's bytes after the header, in the shared ring
+ * @len: set to the message length
+ *
+ * Inline data goes to the slot's kernel inline buffer, an SGE list to its
+ * kernel SGE array: the transport uses only these copies from then on.
+ *
+ * Return: IB_WC_SUCCESS, or IB_WC_LOC_QP_OP_ERR for too much inline data,
+ * an inline READ or too many SGEs.
+ */
+u32 softrdma_swqe_copy_body(struct softrdma_qp *qp, u32 slot, const u8 *body,
+			    u64 *len)
+{
+	const struct softrdma_send_wqe *w = &qp->swqe[slot].wqe;
+	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
+	u32 i;
+
+	*len = 0;
+	if (w->flags & SOFTRDMA_WQE_INLINE) {
+		if (w->inline_len > qp->max_inline ||
+		    w->opcode == IB_WR_RDMA_READ)
+			return IB_WC_LOC_QP_OP_ERR;
+		memcpy(qp->sinline + (size_t)slot * qp->max_inline, body,
+		       w->inline_len);
+		*len = w->inline_len;
+		return IB_WC_SUCCESS;
+	}
+	if (w->num_sge > qp->sq_max_sge)
+		return IB_WC_LOC_QP_OP_ERR;
+	memcpy(sge, body, w->num_sge * sizeof(*sge));
+	for (i = 0; i < w->num_sge; i++)
+		*len += sge[i].length;
+	return IB_WC_SUCCESS;
+}

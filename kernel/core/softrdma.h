@@ -431,6 +431,8 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int softrdma_qp_kick(struct softrdma_qp *qp);
 void softrdma_qp_flush(struct softrdma_qp *qp);
 void softrdma_sq_complete(struct softrdma_qp *qp, u32 idx, u32 status);
+u32 softrdma_swqe_copy_body(struct softrdma_qp *qp, u32 slot, const u8 *body,
+			    u64 *len);
 void softrdma_qp_doorbell(struct softrdma_qp *qp);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static without KUnit; the KUnit suite checks it. */

@@ -160,11 +160,10 @@ static u32 softrdma_iw_take(struct softrdma_qp *qp, u32 idx)
 {
 	u32 slot = idx & (qp->sq.num_slots - 1);
 	struct softrdma_swqe *s = &qp->swqe[slot];
-	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
 	u8 *body = (u8 *)softrdma_ring_slot(&qp->sq, idx) +
 		   SOFTRDMA_SEND_WQE_HDR_SIZE;
-	u64 len = 0;
-	u32 i;
+	u32 status;
+	u64 len;
 
 	memcpy(&s->wqe, softrdma_ring_slot(&qp->sq, idx), sizeof(s->wqe));
 	s->len = 0;
@@ -179,20 +178,9 @@ static u32 softrdma_iw_take(struct softrdma_qp *qp, u32 idx)
 		/* Immediate data and atomics (RFC 7306) are not offered yet. */
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-	if (s->wqe.flags & SOFTRDMA_WQE_INLINE) {
-		if (s->wqe.inline_len > qp->max_inline ||
-		    s->wqe.opcode == IB_WR_RDMA_READ)
-			return IB_WC_LOC_QP_OP_ERR;
-		memcpy(qp->sinline + (size_t)slot * qp->max_inline, body,
-		       s->wqe.inline_len);
-		len = s->wqe.inline_len;
-	} else {
-		if (s->wqe.num_sge > qp->sq_max_sge)
-			return IB_WC_LOC_QP_OP_ERR;
-		memcpy(sge, body, s->wqe.num_sge * sizeof(*sge));
-		for (i = 0; i < s->wqe.num_sge; i++)
-			len += sge[i].length;
-	}
+	status = softrdma_swqe_copy_body(qp, slot, body, &len);
+	if (status != IB_WC_SUCCESS)
+		return status;
 	/* A DDP message's offsets and an RDMA Read's size are 32 bits. */
 	if (len > U32_MAX)
 		return IB_WC_LOC_LEN_ERR;

@@ -368,8 +368,8 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 	struct softrdma_swqe *s = &qp->swqe[slot];
 	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
 	u8 *body = (u8 *)softrdma_ring_slot(&qp->sq, idx) + SOFTRDMA_SEND_WQE_HDR_SIZE;
-	u32 mtu = softrdma_mtu(qp), i;
-	u64 len = 0;
+	u32 mtu = softrdma_mtu(qp), status;
+	u64 len;
 
 	memcpy(&s->wqe, softrdma_ring_slot(&qp->sq, idx), sizeof(s->wqe));
 	s->len = 0;
@@ -400,20 +400,9 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-	if (s->wqe.flags & SOFTRDMA_WQE_INLINE) {
-		if (s->wqe.inline_len > qp->max_inline ||
-		    s->wqe.opcode == IB_WR_RDMA_READ)
-			return IB_WC_LOC_QP_OP_ERR;
-		memcpy(qp->sinline + (size_t)slot * qp->max_inline, body,
-		       s->wqe.inline_len);
-		len = s->wqe.inline_len;
-	} else {
-		if (s->wqe.num_sge > qp->sq_max_sge)
-			return IB_WC_LOC_QP_OP_ERR;
-		memcpy(sge, body, s->wqe.num_sge * sizeof(*sge));
-		for (i = 0; i < s->wqe.num_sge; i++)
-			len += sge[i].length;
-	}
+	status = softrdma_swqe_copy_body(qp, slot, body, &len);
+	if (status != IB_WC_SUCCESS)
+		return status;
 	if (len > qp->sdev->ibdev.attrs.max_mr_size || len > U32_MAX)
 		return IB_WC_LOC_LEN_ERR;
 	s->len = len;
