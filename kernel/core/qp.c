@@ -580,18 +580,22 @@ void softrdma_sq_complete(struct softrdma_qp *qp, u32 idx, u32 status)
 	struct softrdma_swqe *s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
 	struct softrdma_cqe cqe = {};
 
+	/*
+	 * Release the slot before the completion is visible: a consumer that
+	 * polls it and posts again at once (perftest keeps exactly the SQ's
+	 * depth outstanding) must find the room. Only the kernel's copy of
+	 * the WQE is read below.
+	 */
+	smp_store_release(&qp->sq.hdr->consumer, idx + 1);
 	if (status == IB_WC_SUCCESS && !qp->sq_sig_all &&
 	    !(s->wqe.flags & SOFTRDMA_WQE_SIGNALED))
-		goto out;
+		return;
 	cqe.wr_id = s->wqe.wr_id;
 	cqe.status = status;
 	cqe.opcode = softrdma_wc_opcode(s->wqe.opcode);
 	cqe.qp_num = qp->ibqp.qp_num;
 	cqe.byte_len = s->len;
 	softrdma_cq_post(qp->scq, &cqe, false);
-out:
-	/* Release: the provider may reuse the slot. */
-	smp_store_release(&qp->sq.hdr->consumer, idx + 1);
 }
 
 /**

@@ -652,12 +652,11 @@ static void softrdma_iw_complete_recv(struct softrdma_qp *qp, u32 status,
 	cqe.opcode = IB_WC_RECV;
 	cqe.byte_len = byte_len;
 	cqe.qp_num = qp->ibqp.qp_num;
-	softrdma_cq_post(qp->rcq, &cqe, solicited);
-	if (!qp->ibqp.srq) {
-		/* Release: the provider may reuse the slot. */
+	/* Free the slot before the completion is visible (as RoCE does). */
+	if (!qp->ibqp.srq)
 		smp_store_release(&qp->rq.hdr->consumer,
 				  qp->rq.hdr->consumer + 1);
-	}
+	softrdma_cq_post(qp->rcq, &cqe, solicited);
 	qp->resp.in_recv = false;
 }
 

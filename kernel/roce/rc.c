@@ -1003,13 +1003,14 @@ static void softrdma_resp_post_cqe(struct softrdma_qp *qp,
 	cqe->wr_id = qp->resp.rwqe.wr_id;
 	cqe->qp_num = qp->ibqp.qp_num;
 	cqe->src_qp = qp->attrs.dest_qp_num;
-	softrdma_cq_post(qp->rcq, cqe, solicited);
-	/* An SRQ's slot is free already. */
-	if (!qp->ibqp.srq) {
-		/* Release: the provider may reuse the slot. */
+	/*
+	 * Free the slot (an SRQ's is free already) before the completion is
+	 * visible: whoever polls it may post again at once.
+	 */
+	if (!qp->ibqp.srq)
 		smp_store_release(&qp->rq.hdr->consumer,
 				  qp->rq.hdr->consumer + 1);
-	}
+	softrdma_cq_post(qp->rcq, cqe, solicited);
 	qp->resp.in_recv = false;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/lab bench: softrdma vs rxe vs siw, side by side, in one boot of the
 # stock kernel: loopback on one device (client and server on the same
-# device), median of BENCH_ROUNDS interleaved rounds.
+# device), median of BENCH_ROUNDS interleaved rounds. softroce is compared
+# with rxe, softiwarp (over rdma_cm, as siw) with siw.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -16,6 +17,16 @@ rdma link add rxe0 type rxe netdev veth0
 rdma link add siw0 type siw netdev veth0
 # rxe holds UDP 4791 here: softroce lives in netns b.
 ip netns exec b rdma link add sr1 type softroce netdev veth1
+# softiwarp gets a netdev of its own (veth3 in netns c), so that rdma_cm
+# never has to choose between two devices on one address.
+ip netns add c
+ip link add veth2 type veth peer name veth3
+ip link set veth3 netns c
+ip link set veth2 up
+ip netns exec c ip link set lo up
+ip netns exec c ip link set veth3 up
+ip netns exec c ip addr add 10.0.1.2/24 dev veth3
+ip netns exec c rdma link add si2 type softiwarp netdev veth3
 
 # run NS DEV IP TEST ARGS...: one loopback perftest run; prints its table row.
 run() {
@@ -30,7 +41,7 @@ run() {
 	wait $srv 2>/dev/null || true
 }
 median() { sort -g | awk "{a[NR]=\$1} END {if (NR) print a[int((NR+1)/2)]; else print \"-\"}"; }
-# measure METRIC_COLUMN TEST ARGS...: medians for rxe, siw, softrdma
+# measure METRIC_COLUMN TEST ARGS...: medians for rxe, siw, softroce, softiwarp
 declare -A res
 measure() {
 	local key=$1 col=$2 t=$3
@@ -40,10 +51,12 @@ measure() {
 		run - rxe0 10.0.0.1 $t "$@" | awk -v c=$col "{print \$c}" >>/tmp/b.$key.rxe
 		run - siw0 10.0.0.1 $t -R "$@" | awk -v c=$col "{print \$c}" >>/tmp/b.$key.siw
 		run b sr1 10.0.0.2 $t "$@" | awk -v c=$col "{print \$c}" >>/tmp/b.$key.sr
+		run c si2 10.0.1.2 $t -R "$@" | awk -v c=$col "{print \$c}" >>/tmp/b.$key.si
 	done
 	res[$key.rxe]=$(median </tmp/b.$key.rxe)
 	res[$key.siw]=$(median </tmp/b.$key.siw)
 	res[$key.sr]=$(median </tmp/b.$key.sr)
+	res[$key.si]=$(median </tmp/b.$key.si)
 }
 ratio() { awk -v a="$1" -v b="$2" "BEGIN { if (a+0 > 0 && b+0 > 0) printf \"%.2fx\", a / b; else print \"-\" }"; }
 measure write_lat 5 ib_write_lat -s 2 -n $iters
@@ -51,10 +64,10 @@ measure send_lat 5 ib_send_lat -s 2 -n $iters
 measure read_lat 5 ib_read_lat -s 2 -n $iters
 measure write_bw 4 ib_write_bw -s 65536 -n $((iters / 2))
 measure write_pps 5 ib_write_bw -s 8 -n $iters
-printf "\n%-24s %10s %10s %10s %12s %12s\n" metric rxe siw softrdma "ours/rxe" "ours/siw"
+printf "\n%-27s %9s %9s %9s %9s %10s %10s\n" metric rxe siw softroce softiwarp "roce/rxe" "iwarp/siw"
 row() {
-	printf "%-24s %10s %10s %10s %12s %12s\n" "$1" "${res[$2.rxe]}" "${res[$2.siw]}" "${res[$2.sr]}" \
-		"$(ratio ${res[$2.sr]} ${res[$2.rxe]})" "$(ratio ${res[$2.sr]} ${res[$2.siw]})"
+	printf "%-27s %9s %9s %9s %9s %10s %10s\n" "$1" "${res[$2.rxe]}" "${res[$2.siw]}" "${res[$2.sr]}" \
+		"${res[$2.si]}" "$(ratio ${res[$2.sr]} ${res[$2.rxe]})" "$(ratio ${res[$2.si]} ${res[$2.siw]})"
 }
 row "ib_write_lat 2 B (us)" write_lat
 row "ib_send_lat 2 B (us)" send_lat
