@@ -635,3 +635,64 @@ u32 softrdma_swqe_copy_body(struct softrdma_qp *qp, u32 slot, const u8 *body,
 		*len += sge[i].length;
 	return IB_WC_SUCCESS;
 }
+
+/**
+ * softrdma_recv_take - take the next receive WQE for an arriving message
+ * @qp: the QP; qp->lock held
+ *
+ * From the QP's SRQ if it has one, else from its receive ring, into
+ * qp->resp (header and SGEs copied: the ring slot is not read again).
+ *
+ * Return: false if there is none.
+ */
+bool softrdma_recv_take(struct softrdma_qp *qp)
+{
+	struct softrdma_ring_hdr *hdr = qp->rq.hdr;
+	u32 prod, cons;
+	u8 *slot;
+
+	if (qp->ibqp.srq) {
+		if (!softrdma_srq_take(to_ssrq(qp->ibqp.srq), &qp->resp.rwqe,
+				       qp->resp.rsge))
+			return false;
+		goto taken;
+	}
+	/* Acquire pairs with the provider's release of its WQEs. */
+	prod = smp_load_acquire(&hdr->producer);
+	cons = hdr->consumer;
+	if (softrdma_ring_used(prod, cons, qp->rq.num_slots) <= 0)
+		return false;
+	slot = softrdma_ring_slot(&qp->rq, cons);
+	memcpy(&qp->resp.rwqe, slot, sizeof(qp->resp.rwqe));
+	if (qp->resp.rwqe.num_sge > qp->rq_max_sge)
+		qp->resp.rwqe.num_sge = 0;	/* completes with a length error */
+	memcpy(qp->resp.rsge, slot + SOFTRDMA_RECV_WQE_HDR_SIZE,
+	       qp->resp.rwqe.num_sge * sizeof(struct softrdma_sge));
+taken:
+	qp->resp.roff = 0;
+	qp->resp.in_recv = true;
+	return true;
+}
+
+/**
+ * softrdma_recv_complete - complete the receive softrdma_recv_take() took
+ * @qp: the QP; qp->lock held
+ * @cqe: status, opcode, length and flags filled in; the rest is done here
+ * @solicited: the message asked for a solicited event
+ */
+void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
+			    bool solicited)
+{
+	cqe->wr_id = qp->resp.rwqe.wr_id;
+	cqe->qp_num = qp->ibqp.qp_num;
+	cqe->src_qp = qp->attrs.dest_qp_num;
+	/*
+	 * Free the slot (an SRQ's is free already) before the completion is
+	 * visible: whoever polls it may post again at once.
+	 */
+	if (!qp->ibqp.srq)
+		smp_store_release(&qp->rq.hdr->consumer,
+				  qp->rq.hdr->consumer + 1);
+	softrdma_cq_post(qp->rcq, cqe, solicited);
+	qp->resp.in_recv = false;
+}

@@ -431,6 +431,9 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int softrdma_qp_kick(struct softrdma_qp *qp);
 void softrdma_qp_flush(struct softrdma_qp *qp);
 void softrdma_sq_complete(struct softrdma_qp *qp, u32 idx, u32 status);
+bool softrdma_recv_take(struct softrdma_qp *qp);
+void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
+			    bool solicited);
 u32 softrdma_swqe_copy_body(struct softrdma_qp *qp, u32 slot, const u8 *body,
 			    u64 *len);
 void softrdma_qp_doorbell(struct softrdma_qp *qp);

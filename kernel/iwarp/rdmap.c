@@ -612,52 +612,15 @@ static void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to,
 	queue_work(softrdma_iw_wq, &iw->tx_work);
 }
 
-/* Take the next receive WQE. Return: false if there is none. */
-static bool softrdma_iw_take_recv(struct softrdma_qp *qp)
-{
-	struct softrdma_ring_hdr *hdr = qp->rq.hdr;
-	u32 prod, cons;
-	u8 *slot;
-
-	if (qp->ibqp.srq) {
-		if (!softrdma_srq_take(to_ssrq(qp->ibqp.srq), &qp->resp.rwqe,
-				       qp->resp.rsge))
-			return false;
-		goto taken;
-	}
-	/* Acquire pairs with the provider's release of its WQEs. */
-	prod = smp_load_acquire(&hdr->producer);
-	cons = hdr->consumer;
-	if (softrdma_ring_used(prod, cons, qp->rq.num_slots) <= 0)
-		return false;
-	slot = softrdma_ring_slot(&qp->rq, cons);
-	memcpy(&qp->resp.rwqe, slot, sizeof(qp->resp.rwqe));
-	if (qp->resp.rwqe.num_sge > qp->rq_max_sge)
-		qp->resp.rwqe.num_sge = 0;	/* completes with a length error */
-	memcpy(qp->resp.rsge, slot + SOFTRDMA_RECV_WQE_HDR_SIZE,
-	       qp->resp.rwqe.num_sge * sizeof(struct softrdma_sge));
-taken:
-	qp->resp.roff = 0;
-	qp->resp.in_recv = true;
-	return true;
-}
-
 static void softrdma_iw_complete_recv(struct softrdma_qp *qp, u32 status,
 				      u32 byte_len, bool solicited)
 {
 	struct softrdma_cqe cqe = {};
 
-	cqe.wr_id = qp->resp.rwqe.wr_id;
 	cqe.status = status;
 	cqe.opcode = IB_WC_RECV;
 	cqe.byte_len = byte_len;
-	cqe.qp_num = qp->ibqp.qp_num;
-	/* Free the slot before the completion is visible (as RoCE does). */
-	if (!qp->ibqp.srq)
-		smp_store_release(&qp->rq.hdr->consumer,
-				  qp->rq.hdr->consumer + 1);
-	softrdma_cq_post(qp->rcq, &cqe, solicited);
-	qp->resp.in_recv = false;
+	softrdma_recv_complete(qp, &cqe, solicited);
 }
 
 static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
@@ -677,7 +640,7 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 				      TERM_DDP_U_MSN_RANGE);
 		return;
 	}
-	if (!qp->resp.in_recv && !softrdma_iw_take_recv(qp)) {
+	if (!qp->resp.in_recv && !softrdma_recv_take(qp)) {
 		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 				      TERM_DDP_U_NO_BUFFER);
 		return;

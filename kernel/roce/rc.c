@@ -956,62 +956,12 @@ static void softrdma_resp_reread(struct softrdma_qp *qp, u8 *p, u32 len,
 	softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
 }
 
-/* Take the next receive WQE off the ring. Return: false if there is none. */
-static bool softrdma_resp_take_recv(struct softrdma_qp *qp)
-{
-	struct softrdma_ring_hdr *hdr = qp->rq.hdr;
-	u32 prod, cons;
-	u8 *slot;
-
-	if (qp->ibqp.srq) {
-		if (!softrdma_srq_take(to_ssrq(qp->ibqp.srq), &qp->resp.rwqe,
-				       qp->resp.rsge))
-			return false;
-		qp->resp.roff = 0;
-		qp->resp.in_recv = true;
-		return true;
-	}
-	/* Acquire pairs with the provider's release of its WQEs. */
-	prod = smp_load_acquire(&hdr->producer);
-	cons = hdr->consumer;
-
-	if (softrdma_ring_used(prod, cons, qp->rq.num_slots) <= 0)
-		return false;
-	slot = softrdma_ring_slot(&qp->rq, cons);
-	memcpy(&qp->resp.rwqe, slot, sizeof(qp->resp.rwqe));
-	if (qp->resp.rwqe.num_sge > qp->rq_max_sge)
-		qp->resp.rwqe.num_sge = 0;	/* completes with a length error */
-	memcpy(qp->resp.rsge, slot + SOFTRDMA_RECV_WQE_HDR_SIZE,
-	       qp->resp.rwqe.num_sge * sizeof(struct softrdma_sge));
-	qp->resp.roff = 0;
-	qp->resp.in_recv = true;
-	return true;
-}
-
 /* Remote invalidation of @rkey (SEND with Invalidate). Return: 0 or -errno. */
 static int softrdma_resp_rinv(struct softrdma_qp *qp, u32 rkey)
 {
 	if (softrdma_key_is_mw(rkey))
 		return softrdma_mw_invalidate(qp, rkey, true);
 	return softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, rkey);
-}
-
-/* Post @cqe, the completion of the receive in progress; free its slot. */
-static void softrdma_resp_post_cqe(struct softrdma_qp *qp,
-				   struct softrdma_cqe *cqe, bool solicited)
-{
-	cqe->wr_id = qp->resp.rwqe.wr_id;
-	cqe->qp_num = qp->ibqp.qp_num;
-	cqe->src_qp = qp->attrs.dest_qp_num;
-	/*
-	 * Free the slot (an SRQ's is free already) before the completion is
-	 * visible: whoever polls it may post again at once.
-	 */
-	if (!qp->ibqp.srq)
-		smp_store_release(&qp->rq.hdr->consumer,
-				  qp->rq.hdr->consumer + 1);
-	softrdma_cq_post(qp->rcq, cqe, solicited);
-	qp->resp.in_recv = false;
 }
 
 static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
@@ -1027,7 +977,7 @@ static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
 		cqe.flags |= SOFTRDMA_CQE_WITH_IMM;
 		memcpy(&cqe.imm_data, immdt, SOFTRDMA_IMMDT_LEN);
 	}
-	softrdma_resp_post_cqe(qp, &cqe, solicited);
+	softrdma_recv_complete(qp, &cqe, solicited);
 }
 
 /* Complete a SEND with Invalidate whose @rkey was invalidated. */
@@ -1041,7 +991,7 @@ static void softrdma_resp_complete_inv(struct softrdma_qp *qp, u32 byte_len,
 	cqe.byte_len = byte_len;
 	cqe.flags = SOFTRDMA_CQE_WITH_INV;
 	cqe.imm_data = rkey;
-	softrdma_resp_post_cqe(qp, &cqe, solicited);
+	softrdma_recv_complete(qp, &cqe, solicited);
 }
 
 static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
@@ -1152,7 +1102,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	}
 
 	if (send) {
-		if (first && !softrdma_resp_take_recv(qp)) {
+		if (first && !softrdma_recv_take(qp)) {
 			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
@@ -1215,7 +1165,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		if (!qp->resp.in_write ||
 		    qp->resp.woff + paylen > qp->resp.wlen)
 			goto nak_invalid;
-		if (imm && !softrdma_resp_take_recv(qp)) {
+		if (imm && !softrdma_recv_take(qp)) {
 			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
