@@ -686,13 +686,14 @@ void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
 	cqe->wr_id = qp->resp.rwqe.wr_id;
 	cqe->qp_num = qp->ibqp.qp_num;
 	cqe->src_qp = qp->attrs.dest_qp_num;
-	/*
-	 * Free the slot (an SRQ's is free already) before the completion is
-	 * visible: whoever polls it may post again at once.
-	 */
-	if (!qp->ibqp.srq)
+	if (!qp->ibqp.srq) {
+		/*
+		 * Release the slot (an SRQ's is free already) before the
+		 * completion is visible: whoever polls it may post at once.
+		 */
 		smp_store_release(&qp->rq.hdr->consumer,
 				  qp->rq.hdr->consumer + 1);
+	}
 	softrdma_cq_post(qp->rcq, cqe, solicited);
 	qp->resp.in_recv = false;
 }
