@@ -271,11 +271,17 @@ test_interop_siw_markers() {
 	modprobe softrdma mpa_markers=1
 	rdma link add siw0 type siw netdev veth0
 	ip netns exec b rdma link add si1 type softiwarp netdev veth1
-	local rc=0
-	if rping_run - b 10.0.0.1 2 64 >/dev/null 2>&1; then
+	local rc=0 srv
+	timeout 60 rping -s -a 10.0.0.1 -p 7174 -C 2 -S 64 >/dev/null 2>&1 &
+	srv=$!
+	wait_listen - 7174
+	if ip netns exec b timeout 30 rping -c -a 10.0.0.1 -p 7174 -C 2 -S 64 -V \
+		>/tmp/rping-cli.log 2>&1; then
 		echo "siw accepted a request for markers"
 		rc=1
 	fi
+	kill $srv 2>/dev/null
+	wait $srv 2>/dev/null
 	rdma link delete siw0
 	modprobe -r siw
 	return $rc
