@@ -966,7 +966,7 @@ test_kernel_qp() {
 }
 
 KUNIT_SUITES="softrdma_util softrdma_hdr softrdma_icrc softrdma_psn \
-softrdma_qp_state"
+softrdma_qp_state softrdma_iwarp"
 
 # kunit: load the KUnit module (its suites run at load) and report every
 # case of every suite; a suite without results fails.
