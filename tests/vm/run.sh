@@ -244,7 +244,7 @@ test_rping_iwarp_markers() {
 	ethtool -K veth0 tso off gso off gro off >/dev/null 2>&1 || true
 	ip netns exec b ethtool -K veth1 tso off gso off gro off >/dev/null 2>&1 || true
 	tcpdump -i veth0 -s 0 -w /tmp/mpa.pcap tcp port 7174 2>/dev/null &
-	local cap=$! size n m bad crcbad
+	local cap=$! size n m bad crcbad crcok
 	sleep 1
 	for size in 30 1000 4096 65535; do
 		rping_run b - 10.0.0.2 10 "$size"
@@ -256,12 +256,15 @@ test_rping_iwarp_markers() {
 	# Both directions asked for markers.
 	m=$(tshark -r /tmp/mpa.pcap -Y 'iwarp_mpa.marker_flag == 1' 2>/dev/null | wc -l)
 	n=$(tshark -r /tmp/mpa.pcap -Y 'iwarp_mpa.markers' 2>/dev/null | wc -l)
-	crcbad=$(tshark -r /tmp/mpa.pcap -V -Y 'iwarp_mpa.crc_check' 2>/dev/null |
-		grep -c 'Bad CRC32' || true)
+	tshark -r /tmp/mpa.pcap -V -Y 'iwarp_mpa.crc_check' >/tmp/mpa.txt 2>/dev/null
+	crcok=$(grep -c 'Good CRC32' /tmp/mpa.txt || true)
+	crcbad=$(grep -c 'Bad CRC32' /tmp/mpa.txt || true)
 	bad=$(tshark -r /tmp/mpa.pcap -Y '_ws.malformed || _ws.expert.severity >= "Warning"' \
 		2>/dev/null | wc -l)
-	echo "tshark: $m MPA frames asking for markers, $n FPDUs with markers, $crcbad bad CRCs, $bad malformed or flagged"
-	[ "$m" -ge 16 ] && [ "$n" -gt 100 ] && [ "$crcbad" = 0 ] && [ "$bad" = 0 ]
+	echo "tshark: $m MPA frames asking for markers, $n FPDUs with markers," \
+		"$crcok good and $crcbad bad CRCs, $bad malformed or flagged"
+	[ "$m" -ge 16 ] && [ "$n" -gt 100 ] && [ "$crcok" -gt 100 ] &&
+		[ "$crcbad" = 0 ] && [ "$bad" = 0 ]
 }
 
 # The default never asks for markers, and a peer that asks gets them: an
