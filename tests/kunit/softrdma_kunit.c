@@ -1021,7 +1021,7 @@ static void mpa_mulpdu_test(struct kunit *test)
 
 		for (s = 0; s < 512; s += 4)
 			KUNIT_EXPECT_LE_MSG(test,
-					    softrdma_fpdu_close_at(buf, m, true,
+					    softrdma_fpdu_close_at(buf, m, false,
 								   true, s),
 					    emss, "mss %u soff %u", msss[i], s);
 		m = softrdma_mpa_mulpdu(msss[i], false);
