@@ -7,8 +7,9 @@
  *
  * Each endpoint (struct softrdma_cep) does its work in one work item,
  * serialised by its mutex; the socket callbacks, which run in softirq
- * context, only queue work. Markers are not offered: a peer that asks for
- * them is refused.
+ * context, only queue work. Markers (RFC 5044 5) go each way its receiver
+ * asked for: we ask with the mpa_markers parameter, and send them when the
+ * peer asks, as its M flag says.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -269,7 +270,8 @@ static int softrdma_cep_send_mpa(struct softrdma_cep *cep, bool reply,
 		return -ENOMEM;
 	memcpy(rr->key, reply ? SOFTRDMA_MPA_KEY_REP : SOFTRDMA_MPA_KEY_REQ,
 	       SOFTRDMA_MPA_KEY_LEN);
-	rr->flags = (cep->crc ? SOFTRDMA_MPA_FLAG_C : 0) |
+	rr->flags = (cep->rx_markers ? SOFTRDMA_MPA_FLAG_M : 0) |
+		    (cep->crc ? SOFTRDMA_MPA_FLAG_C : 0) |
 		    (reject ? SOFTRDMA_MPA_FLAG_R : 0) |
 		    (cep->enhanced ? SOFTRDMA_MPA_FLAG_E : 0);
 	rr->rev = cep->mpa_rev;
@@ -337,6 +339,9 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 	cep->mpa_rev = min_t(u8, rr->rev, 2);
 	cep->enhanced = cep->mpa_rev == 2 && (rr->flags & SOFTRDMA_MPA_FLAG_E);
 	cep->crc = (rr->flags & SOFTRDMA_MPA_FLAG_C) || softrdma_iw_mpa_crc;
+	/* M asks for markers in the direction towards its sender. */
+	cep->tx_markers = rr->flags & SOFTRDMA_MPA_FLAG_M;
+	cep->rx_markers = softrdma_iw_mpa_markers;
 	softrdma_cep_parse_v2(cep, &pd, &pdlen, &peer_ird, &peer_ord,
 			      &ctl_ird, &ctl_ord);
 	if (cep->enhanced && pdlen > SOFTRDMA_MPA_MAX_PD - 4)
@@ -353,8 +358,8 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 		else
 			cep->rtr = 0;	/* a zero-length Send: not offered */
 	}
-	if ((rr->flags & SOFTRDMA_MPA_FLAG_M) || (cep->p2p && !cep->rtr)) {
-		/* Markers or a Send RTR: refused, the peer learns it. */
+	if (cep->p2p && !cep->rtr) {
+		/* A Send RTR: refused, the peer learns it. */
 		softrdma_cep_send_mpa(cep, true, true, NULL, 0);
 		return -EOPNOTSUPP;
 	}
@@ -408,12 +413,8 @@ static void softrdma_cep_proc_rep(struct softrdma_cep *cep)
 		softrdma_cep_do_close(cep, false);
 		return;
 	}
-	if (rr->flags & SOFTRDMA_MPA_FLAG_M) {
-		/* Markers are not implemented: refuse the connection. */
-		ret = -ECONNREFUSED;
-		goto fail;
-	}
 	cep->crc = rr->flags & SOFTRDMA_MPA_FLAG_C;
+	cep->tx_markers = rr->flags & SOFTRDMA_MPA_FLAG_M;
 	cep->ord = min_t(u16, cep->ord, peer_ird);
 	if (cep->p2p && !(ctl_ird & SOFTRDMA_MPA_V2_P2P))
 		cep->p2p = false;
@@ -426,6 +427,8 @@ static void softrdma_cep_proc_rep(struct softrdma_cep *cep)
 		}
 		/* The RTR goes first, before the QP's own traffic. */
 		qp->iw->crc = cep->crc;
+		qp->iw->tx_markers = cep->tx_markers;
+		qp->iw->tx_soff = 0;
 		ret = softrdma_iw_send_rtr(qp, cep->sock, cep->rtr);
 		if (ret)
 			goto fail;
@@ -599,6 +602,7 @@ int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->mpa_rev = 2;
 	cep->enhanced = true;
 	cep->crc = softrdma_iw_mpa_crc;
+	cep->rx_markers = softrdma_iw_mpa_markers;
 	cep->p2p = softrdma_iw_p2p;
 	cep->ird = min_t(u32, param->ird, SOFTRDMA_MAX_RD_ATOMIC);
 	cep->ord = min_t(u32, param->ord, SOFTRDMA_MAX_RD_ATOMIC);

@@ -14,6 +14,10 @@ bool softrdma_iw_mpa_crc;
 module_param_named(mpa_crc, softrdma_iw_mpa_crc, bool, 0644);
 MODULE_PARM_DESC(mpa_crc, "iWARP: ask for MPA CRC32c (default: only if the peer does)");
 
+bool softrdma_iw_mpa_markers;
+module_param_named(mpa_markers, softrdma_iw_mpa_markers, bool, 0644);
+MODULE_PARM_DESC(mpa_markers, "iWARP: ask the peer for MPA markers (RFC 5044 5); Linux's siw refuses them");
+
 bool softrdma_iw_p2p;
 module_param_named(peer_to_peer, softrdma_iw_p2p, bool, 0644);
 MODULE_PARM_DESC(peer_to_peer, "iWARP: ask for RFC 6581 peer-to-peer mode (an RTR) as initiator");

@@ -107,7 +107,16 @@ struct softrdma_rdmap_term {
 	__be16 hdrct;		/* M(15) D(14) R(13) */
 } __packed;
 
-#define SOFTRDMA_TERM_HDR_D	0x4000
+#define SOFTRDMA_TERM_HDR_M	0x8000	/* DDP segment length valid */
+#define SOFTRDMA_TERM_HDR_D	0x4000	/* DDP header copied */
+#define SOFTRDMA_TERM_HDR_R	0x2000	/* RDMA Read Request copied */
+
+/* Why a Terminate goes: its layer, error type and code. */
+struct softrdma_term_cause {
+	u8 layer;
+	u8 etype;
+	u8 code;
+};
 
 #define SOFTRDMA_TAGGED_LEN	14
 #define SOFTRDMA_UNTAGGED_LEN	18
@@ -167,8 +176,21 @@ enum {
 
 /* The largest ULPDU a 16-bit MPA length field carries. */
 #define SOFTRDMA_MPA_MAX_ULPDU	0xffff
-/* An FPDU: length, ULPDU, pad, CRC. */
-#define SOFTRDMA_FPDU_MAX	(2 + SOFTRDMA_MPA_MAX_ULPDU + 3 + 4)
+/*
+ * MPA markers (RFC 5044 5): 4 bytes, reserved(16) FPDUPTR(16), at every
+ * 512th octet of a direction's FPDU stream, the first one before its first
+ * FPDU; the FPDU length excludes them, the CRC covers them.
+ */
+#define SOFTRDMA_MPA_MARKER_LEN		4
+#define SOFTRDMA_MPA_MARKER_INTERVAL	512
+/* An FPDU without markers: length, ULPDU, pad, CRC. */
+#define SOFTRDMA_FPDU_UNMARKED_MAX	(2 + SOFTRDMA_MPA_MAX_ULPDU + 3 + 4)
+/* An FPDU on the wire: at most one marker per 508 bytes, one more ahead. */
+#define SOFTRDMA_FPDU_MAX	(SOFTRDMA_FPDU_UNMARKED_MAX + \
+				 SOFTRDMA_MPA_MARKER_LEN * \
+				 (1 + (SOFTRDMA_FPDU_UNMARKED_MAX - 1) / \
+				  (SOFTRDMA_MPA_MARKER_INTERVAL - \
+				   SOFTRDMA_MPA_MARKER_LEN)))
 
 enum softrdma_cep_state {
 	CEP_IDLE,
@@ -209,6 +231,8 @@ struct softrdma_cep {
 	u8 mpa_rev;
 	bool enhanced;			/* revision 2 data exchanged */
 	bool crc;
+	bool tx_markers;		/* the peer asked for markers (M) */
+	bool rx_markers;		/* we asked for markers */
 	bool p2p;
 	u16 rtr;			/* the RTR kind agreed (ord flags) */
 	u16 ird;
@@ -234,6 +258,10 @@ struct softrdma_iw_qp {
 	struct work_struct tx_work;
 	struct work_struct rx_work;
 	bool crc;
+	bool tx_markers;
+	bool rx_markers;
+	u32 tx_soff;			/* FPDU stream offsets, for markers */
+	u32 rx_soff;
 	bool rtr_due;			/* the passive side waits for the RTR */
 	u32 mulpdu;			/* ULPDU bytes per FPDU */
 	u32 tx_msn[SOFTRDMA_QN_NUM];	/* next MSN per queue */
@@ -253,8 +281,11 @@ struct softrdma_iw_qp {
 	bool term_due;
 	u8 term_layer_type;
 	u8 term_code;
-	u8 term_hdr[SOFTRDMA_UNTAGGED_LEN];
+	u8 term_hdr[SOFTRDMA_UNTAGGED_LEN + SOFTRDMA_RREQ_LEN];
 	bool term_has_hdr;
+	u32 term_ulen;			/* the bad ULPDU's length */
+	const u8 *rx_ulpdu;		/* the ULPDU being received, or NULL */
+	u32 rx_ulen;
 	/* Receive: one FPDU at a time. */
 	u32 rx_have;
 	u32 rx_need;
@@ -265,6 +296,7 @@ struct softrdma_iw_qp {
 /* iwarp.c */
 extern struct workqueue_struct *softrdma_iw_wq;
 extern bool softrdma_iw_mpa_crc;
+extern bool softrdma_iw_mpa_markers;
 extern bool softrdma_iw_p2p;
 
 /* cm.c */
@@ -293,5 +325,29 @@ int softrdma_iw_send_rtr(struct softrdma_qp *qp, struct socket *sock,
 u32 softrdma_mpa_crc(const void *buf, u32 len);
 int softrdma_iw_sendbuf(struct socket *sock, const void *buf, size_t len);
 u32 softrdma_fpdu_close(u8 *fpdu, u32 ulpdu_len, bool crc);
+u32 softrdma_mpa_markers(u32 soff, u32 len);
+u32 softrdma_mpa_mark(u8 *buf, u32 len, u32 soff);
+int softrdma_mpa_unmark(u8 *buf, u32 wire_len, u32 soff);
+u32 softrdma_fpdu_close_at(u8 *fpdu, u32 ulpdu_len, bool crc, bool markers,
+			   u32 soff);
+u32 softrdma_mpa_hdr_len(u32 soff, bool markers);
+u32 softrdma_mpa_fpdu_len(const u8 *hdr, u32 soff, bool markers, u32 *ulen);
+int softrdma_fpdu_check(u8 *fpdu, u32 wire_len, u32 soff, bool crc,
+			bool markers);
+u32 softrdma_mpa_mulpdu(u32 mss, bool markers);
+
+/* ddp.c */
+u32 softrdma_ddp_seg(u32 len, u32 off, u32 max, bool *last);
+void softrdma_ddp_tagged_fill(struct softrdma_ddp_tagged *h, u8 op,
+			      bool last, u32 stag, u64 to);
+void softrdma_ddp_untagged_fill(struct softrdma_ddp_untagged *h, u8 op,
+				bool last, u32 qn, u32 msn, u32 mo,
+				u32 inv_stag);
+bool softrdma_ddp_hdr_check(const u8 *u, u32 ulen,
+			    struct softrdma_term_cause *t);
+bool softrdma_ddp_seq_check(u32 msn, u32 mo, u32 want_msn, u32 want_mo,
+			    struct softrdma_term_cause *t);
+u32 softrdma_term_fill(u8 *p, const struct softrdma_term_cause *t,
+		       const u8 *hdr, u32 ulen);
 
 #endif /* SOFTRDMA_IWARP_H */

@@ -3,9 +3,19 @@
  * MPA framing (RFC 5044 4): an FPDU is the ULPDU's length, the ULPDU, a pad
  * to a multiple of 4 bytes and the CRC field: a CRC32c of all of that if
  * negotiated, else zero.
- * Markers are not offered: a peer that requires them is refused at
- * connection time (cm.c).
+ *
+ * Markers (RFC 5044 5) go in one direction when its receiver asked for them
+ * (the M flag of its MPA request or reply): a 4-byte marker at every 512th
+ * octet of that direction's FPDU stream, counted from the first FPDU, which
+ * a marker precedes. A marker's FPDUPTR is the distance back to the ULPDU
+ * Length field of the FPDU it sits in; a marker between two FPDUs sits just
+ * before the second one's length field, points to it with 0, and belongs to
+ * it (its CRC covers it). The ULPDU length and the pad ignore markers; they
+ * keep the stream 4-aligned, so a marker never splits a field.
+ *
+ * The helpers below are pure (a stream offset in, bytes out) for KUnit.
  */
+#include <kunit/visibility.h>
 #include <linux/crc32.h>
 #include <linux/uio.h>
 #include <net/sock.h>
@@ -20,6 +30,7 @@ u32 softrdma_mpa_crc(const void *buf, u32 len)
 {
 	return ~__crc32c_le(~0U, buf, len);
 }
+EXPORT_SYMBOL_IF_KUNIT(softrdma_mpa_crc);
 
 /**
  * softrdma_fpdu_close - finish an FPDU whose ULPDU is in place
@@ -39,6 +50,195 @@ u32 softrdma_fpdu_close(u8 *fpdu, u32 ulpdu_len, bool crc)
 	put_unaligned_le32(crc ? softrdma_mpa_crc(fpdu, len) : 0, fpdu + len);
 	return len + 4;
 }
+EXPORT_SYMBOL_IF_KUNIT(softrdma_fpdu_close);
+
+#define MPA_MI		SOFTRDMA_MPA_MARKER_INTERVAL
+#define MPA_ML		SOFTRDMA_MPA_MARKER_LEN
+
+/* Bytes from stream offset @soff (4-aligned) to the next marker. */
+static u32 softrdma_mpa_to_marker(u32 soff)
+{
+	return -soff & (MPA_MI - 1);
+}
+
+/**
+ * softrdma_mpa_markers - markers inside an FPDU
+ * @soff: the stream offset the FPDU starts at (a multiple of 4)
+ * @len: its length without markers
+ *
+ * Return: how many markers go into it, one ahead of it included.
+ */
+u32 softrdma_mpa_markers(u32 soff, u32 len)
+{
+	u32 first = softrdma_mpa_to_marker(soff);
+
+	if (first >= len)
+		return 0;
+	return 1 + (len - 1 - first) / (MPA_MI - MPA_ML);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_mpa_markers);
+
+/* The FPDUPTR of a marker @w bytes into an FPDU that starts with @first. */
+static u16 softrdma_mpa_fpduptr(u32 first, u32 w)
+{
+	/* A marker ahead of the length field points to it with 0. */
+	if (!first)
+		return w ? w - MPA_ML : 0;
+	return w;
+}
+
+/**
+ * softrdma_mpa_mark - insert markers into an FPDU, in place
+ * @buf: the FPDU, @len bytes without markers, room for its markers after
+ * @len: its length
+ * @soff: the stream offset it starts at (a multiple of 4)
+ *
+ * Return: its length with markers.
+ */
+u32 softrdma_mpa_mark(u8 *buf, u32 len, u32 soff)
+{
+	u32 first = softrdma_mpa_to_marker(soff);
+	u32 n = softrdma_mpa_markers(soff, len), end = len, j;
+
+	/* Last marker first: each piece moves once, past the markers before. */
+	for (j = n; j--;) {
+		u32 u = first + j * (MPA_MI - MPA_ML);	/* bytes before it */
+		u32 w = u + j * MPA_ML;			/* where it goes */
+
+		memmove(buf + w + MPA_ML, buf + u, end - u);
+		put_unaligned_be16(0, buf + w);
+		put_unaligned_be16(softrdma_mpa_fpduptr(first, w), buf + w + 2);
+		end = u;
+	}
+	return len + n * MPA_ML;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_mpa_mark);
+
+/**
+ * softrdma_mpa_unmark - check and remove the markers of an FPDU, in place
+ * @buf: the FPDU as received
+ * @wire_len: its length with markers
+ * @soff: the stream offset it starts at (a multiple of 4)
+ *
+ * Every marker must point to the FPDU's length field (its reserved field
+ * is ignored, and the FPDUPTR's two low bits, RFC 5044 5).
+ *
+ * Return: the FPDU's length without markers, or -EPROTO.
+ */
+int softrdma_mpa_unmark(u8 *buf, u32 wire_len, u32 soff)
+{
+	u32 first = softrdma_mpa_to_marker(soff), out = first, w;
+
+	if (first >= wire_len)
+		return wire_len;
+	for (w = first; w < wire_len; w += MPA_MI) {
+		u32 next = min(w + MPA_MI, wire_len);
+		u16 ptr;
+
+		if (w + MPA_ML > wire_len)
+			return -EPROTO;
+		ptr = get_unaligned_be16(buf + w + 2);
+		if ((ptr ^ softrdma_mpa_fpduptr(first, w)) & ~3)
+			return -EPROTO;
+		memmove(buf + out, buf + w + MPA_ML, next - w - MPA_ML);
+		out += next - w - MPA_ML;
+	}
+	return out;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_mpa_unmark);
+
+/**
+ * softrdma_fpdu_close_at - finish an FPDU to send at a stream offset
+ * @fpdu: the FPDU; the ULPDU starts at byte 2; room for the markers
+ * @ulpdu_len: the ULPDU's length
+ * @crc: fill the CRC field
+ * @markers: insert markers
+ * @soff: the stream offset the FPDU goes at
+ *
+ * Return: the FPDU's length on the wire.
+ */
+u32 softrdma_fpdu_close_at(u8 *fpdu, u32 ulpdu_len, bool crc, bool markers,
+			   u32 soff)
+{
+	u32 len = 2 + ulpdu_len, pad = -len & 3;
+
+	if (!markers)
+		return softrdma_fpdu_close(fpdu, ulpdu_len, crc);
+	put_unaligned_be16(ulpdu_len, fpdu);
+	memset(fpdu + len, 0, pad);
+	/* The CRC field is the last 4 bytes: no marker comes after it. */
+	len = softrdma_mpa_mark(fpdu, len + pad + 4, soff);
+	put_unaligned_le32(crc ? softrdma_mpa_crc(fpdu, len - 4) : 0,
+			   fpdu + len - 4);
+	return len;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_fpdu_close_at);
+
+/* Bytes to read of an FPDU at @soff before its ULPDU Length is known. */
+u32 softrdma_mpa_hdr_len(u32 soff, bool markers)
+{
+	return markers && !softrdma_mpa_to_marker(soff) ? MPA_ML + 2 : 2;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_mpa_hdr_len);
+
+/**
+ * softrdma_mpa_fpdu_len - the wire length of an FPDU being received
+ * @hdr: its first softrdma_mpa_hdr_len() bytes
+ * @soff: the stream offset it starts at
+ * @markers: markers are on
+ * @ulen: its ULPDU length
+ *
+ * Return: its length with pad, CRC field and markers.
+ */
+u32 softrdma_mpa_fpdu_len(const u8 *hdr, u32 soff, bool markers, u32 *ulen)
+{
+	u32 len;
+
+	*ulen = get_unaligned_be16(hdr + softrdma_mpa_hdr_len(soff, markers) -
+				   2);
+	len = 2 + *ulen + (-(2 + *ulen) & 3) + 4;
+	return markers ? len + MPA_ML * softrdma_mpa_markers(soff, len) : len;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_mpa_fpdu_len);
+
+/**
+ * softrdma_fpdu_check - check a received FPDU and strip its markers
+ * @fpdu: the FPDU as received; on success, the FPDU without markers
+ * @wire_len: its length as received
+ * @soff: the stream offset it starts at
+ * @crc: check the CRC (it covers the markers)
+ * @markers: markers are on
+ *
+ * Return: 0, -EBADMSG on a CRC error, -EPROTO on a misplaced marker.
+ */
+int softrdma_fpdu_check(u8 *fpdu, u32 wire_len, u32 soff, bool crc,
+			bool markers)
+{
+	int n;
+
+	if (crc && get_unaligned_le32(fpdu + wire_len - 4) !=
+	    softrdma_mpa_crc(fpdu, wire_len - 4))
+		return -EBADMSG;
+	if (!markers)
+		return 0;
+	n = softrdma_mpa_unmark(fpdu, wire_len, soff);
+	return n < 0 ? n : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_fpdu_check);
+
+/*
+ * ULPDU bytes per FPDU for a TCP MSS (RFC 5044 8 and 12.1.2): the FPDU with
+ * its length, pad, CRC and markers fits a segment of the MSS.
+ */
+u32 softrdma_mpa_mulpdu(u32 mss, bool markers)
+{
+	u32 emss = clamp_t(u32, mss, 256, SOFTRDMA_MPA_MAX_ULPDU);
+
+	if (!markers)
+		return emss - 9;
+	return emss - (6 + MPA_ML * DIV_ROUND_UP(emss, MPA_MI) + emss % 4);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_mpa_mulpdu);
 
 /* Send all of @buf on @sock, blocking (process context only). */
 int softrdma_iw_sendbuf(struct socket *sock, const void *buf, size_t len)

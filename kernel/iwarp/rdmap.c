@@ -77,17 +77,6 @@ void softrdma_iw_qp_cleanup(struct softrdma_qp *qp)
 	qp->iw = NULL;
 }
 
-static u8 softrdma_ddp_ctl(bool tagged, bool last)
-{
-	return (tagged ? SOFTRDMA_DDP_T : 0) | (last ? SOFTRDMA_DDP_L : 0) |
-	       SOFTRDMA_DDP_DV;
-}
-
-static u8 softrdma_rdmap_ctl(u8 op)
-{
-	return SOFTRDMA_RDMAP_RV << SOFTRDMA_RDMAP_RV_SHIFT | op;
-}
-
 /* Complete, in order, every WQE done from the oldest on. */
 static void softrdma_iw_advance(struct softrdma_qp *qp)
 {
@@ -152,6 +141,13 @@ static void softrdma_iw_terminate(struct softrdma_qp *qp, u8 layer, u8 etype,
 	iw->term_due = true;
 	iw->term_layer_type = layer << 4 | etype;
 	iw->term_code = code;
+	/* An error in what arrived: the Terminate copies its headers. */
+	iw->term_has_hdr = iw->rx_ulpdu;
+	if (iw->rx_ulpdu) {
+		iw->term_ulen = iw->rx_ulen;
+		memcpy(iw->term_hdr, iw->rx_ulpdu,
+		       min_t(u32, iw->rx_ulen, sizeof(iw->term_hdr)));
+	}
 	queue_work(softrdma_iw_wq, &iw->tx_work);
 }
 
@@ -192,8 +188,10 @@ static u32 softrdma_iw_take(struct softrdma_qp *qp, u32 idx)
 static int softrdma_iw_xmit(struct softrdma_iw_qp *iw, struct socket *sock,
 			    u32 ulen)
 {
-	u32 len = softrdma_fpdu_close(iw->txbuf, ulen, iw->crc);
+	u32 len = softrdma_fpdu_close_at(iw->txbuf, ulen, iw->crc,
+					 iw->tx_markers, iw->tx_soff);
 
+	iw->tx_soff += len;
 	return softrdma_iw_sendbuf(sock, iw->txbuf, len);
 }
 
@@ -221,12 +219,8 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 		struct softrdma_ddp_untagged *h = (void *)u;
 		struct softrdma_rdmap_rreq *r = (void *)(u + hlen);
 
-		h->ddp = softrdma_ddp_ctl(false, true);
-		h->rdmap = softrdma_rdmap_ctl(RDMAP_READ_REQ);
-		h->inv_stag = 0;
-		h->qn = htonl(SOFTRDMA_QN_READ);
-		h->msn = htonl(msn);
-		h->mo = 0;
+		softrdma_ddp_untagged_fill(h, RDMAP_READ_REQ, true,
+					   SOFTRDMA_QN_READ, msn, 0, 0);
 		/* The sink is the first SGE; the response lands by offset. */
 		r->sink_stag = htonl(s->wqe.num_sge ? sge[0].lkey : 0);
 		r->sink_to = cpu_to_be64(s->wqe.num_sge ? sge[0].addr : 0);
@@ -247,28 +241,20 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 			op = se ? RDMAP_SEND_SE : RDMAP_SEND;
 	}
 	do {
-		u32 n = min(s->len - off, softrdma_iw_seg_max(iw, hlen));
-		bool last = off + n == s->len;
+		bool last;
+		u32 n = softrdma_ddp_seg(s->len, off,
+					 softrdma_iw_seg_max(iw, hlen), &last);
 
-		if (tagged) {
-			struct softrdma_ddp_tagged *h = (void *)u;
-
-			h->ddp = softrdma_ddp_ctl(true, last);
-			h->rdmap = softrdma_rdmap_ctl(op);
-			h->stag = htonl(s->wqe.rkey);
-			h->to = cpu_to_be64(s->wqe.remote_addr + off);
-		} else {
-			struct softrdma_ddp_untagged *h = (void *)u;
-
-			h->ddp = softrdma_ddp_ctl(false, last);
-			h->rdmap = softrdma_rdmap_ctl(op);
-			h->inv_stag = op == RDMAP_SEND_INV ||
-				      op == RDMAP_SEND_SE_INV ?
-				      htonl(s->wqe.imm_data) : 0;
-			h->qn = htonl(SOFTRDMA_QN_SEND);
-			h->msn = htonl(msn);
-			h->mo = htonl(off);
-		}
+		if (tagged)
+			softrdma_ddp_tagged_fill((void *)u, op, last,
+						 s->wqe.rkey,
+						 s->wqe.remote_addr + off);
+		else
+			softrdma_ddp_untagged_fill((void *)u, op, last,
+						   SOFTRDMA_QN_SEND, msn, off,
+						   op == RDMAP_SEND_INV ||
+						   op == RDMAP_SEND_SE_INV ?
+						   s->wqe.imm_data : 0);
 		if (n && (s->wqe.flags & SOFTRDMA_WQE_INLINE)) {
 			memcpy(u + hlen, qp->sinline +
 			       (size_t)slot * qp->max_inline + off, n);
@@ -305,13 +291,12 @@ static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
 			return err;
 	}
 	do {
-		struct softrdma_ddp_tagged *h = (void *)u;
-		u32 n = min(rr->len - off, softrdma_iw_seg_max(iw, hlen));
+		bool last;
+		u32 n = softrdma_ddp_seg(rr->len, off,
+					 softrdma_iw_seg_max(iw, hlen), &last);
 
-		h->ddp = softrdma_ddp_ctl(true, off + n == rr->len);
-		h->rdmap = softrdma_rdmap_ctl(RDMAP_READ_RESP);
-		h->stag = htonl(rr->sink_stag);
-		h->to = cpu_to_be64(rr->sink_to + off);
+		softrdma_ddp_tagged_fill((void *)u, RDMAP_READ_RESP, last,
+					 rr->sink_stag, rr->sink_to + off);
 		if (n)
 			softrdma_mr_copy(mr, rr->src_to + off, u + hlen, n,
 					 false);
@@ -327,24 +312,24 @@ static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
 	return err;
 }
 
-/* Send a Terminate: layer/type/code only (no copy of the bad header). */
+/* Send a Terminate, with the header of the ULPDU at fault if known. */
 static int softrdma_iw_send_term(struct softrdma_qp *qp, struct socket *sock,
-				 u8 layer_type, u8 code, u32 msn)
+				 u8 layer_type, u8 code, const u8 *hdr,
+				 u32 ulen, u32 msn)
 {
 	struct softrdma_iw_qp *iw = qp->iw;
 	struct softrdma_ddp_untagged *h = (void *)(iw->txbuf + 2);
-	struct softrdma_rdmap_term *t = (void *)(h + 1);
+	struct softrdma_term_cause tc = {
+		.layer = layer_type >> 4,
+		.etype = layer_type & 15,
+		.code = code,
+	};
 
-	h->ddp = softrdma_ddp_ctl(false, true);
-	h->rdmap = softrdma_rdmap_ctl(RDMAP_TERMINATE);
-	h->inv_stag = 0;
-	h->qn = htonl(SOFTRDMA_QN_TERM);
-	h->msn = htonl(msn);
-	h->mo = 0;
-	t->layer_type = layer_type;
-	t->code = code;
-	t->hdrct = 0;
-	return softrdma_iw_xmit(iw, sock, SOFTRDMA_UNTAGGED_LEN + sizeof(*t));
+	softrdma_ddp_untagged_fill(h, RDMAP_TERMINATE, true, SOFTRDMA_QN_TERM,
+				   msn, 0, 0);
+	return softrdma_iw_xmit(iw, sock, SOFTRDMA_UNTAGGED_LEN +
+				softrdma_term_fill((u8 *)(h + 1), &tc, hdr,
+						   ulen));
 }
 
 /*
@@ -357,12 +342,7 @@ int softrdma_iw_send_rtr(struct softrdma_qp *qp, struct socket *sock, u16 rtr)
 	u8 *u = iw->txbuf + 2;
 
 	if (rtr & SOFTRDMA_MPA_V2_WRITE0) {
-		struct softrdma_ddp_tagged *h = (void *)u;
-
-		h->ddp = softrdma_ddp_ctl(true, true);
-		h->rdmap = softrdma_rdmap_ctl(RDMAP_WRITE);
-		h->stag = 0;
-		h->to = 0;
+		softrdma_ddp_tagged_fill((void *)u, RDMAP_WRITE, true, 0, 0);
 		return softrdma_iw_xmit(iw, sock, SOFTRDMA_TAGGED_LEN);
 	}
 	return -EOPNOTSUPP;
@@ -404,11 +384,15 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 		}
 		if (iw->term_due) {
 			u8 lt = iw->term_layer_type, code = iw->term_code;
+			bool hdr = iw->term_has_hdr;
 
 			iw->term_due = false;
 			msn = iw->tx_msn[SOFTRDMA_QN_TERM]++;
 			spin_unlock_bh(&qp->lock);
-			softrdma_iw_send_term(qp, sock, lt, code, msn);
+			/* term_hdr stays: no second Terminate is due. */
+			softrdma_iw_send_term(qp, sock, lt, code,
+					      hdr ? iw->term_hdr : NULL,
+					      iw->term_ulen, msn);
 			softrdma_iw_conn_lost(qp, true);
 			return;
 		}
@@ -629,6 +613,7 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 	struct softrdma_iw_qp *iw = qp->iw;
 	bool inv = op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV;
 	bool se = op == RDMAP_SEND_SE || op == RDMAP_SEND_SE_INV;
+	struct softrdma_term_cause tc;
 
 	if (op != RDMAP_SEND && op != RDMAP_SEND_SE && !inv) {
 		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
@@ -646,10 +631,9 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 		return;
 	}
 	/* Segments of a message arrive in order on the stream. */
-	if (mo != qp->resp.roff) {
+	if (!softrdma_ddp_seq_check(msn, mo, msn, qp->resp.roff, &tc)) {
 		softrdma_iw_complete_recv(qp, IB_WC_REM_INV_REQ_ERR, 0, false);
-		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				      TERM_DDP_U_MO);
+		softrdma_iw_terminate(qp, tc.layer, tc.etype, tc.code);
 		return;
 	}
 	if (n && softrdma_sge_copy(qp, qp->resp.rsge, qp->resp.rwqe.num_sge,
@@ -780,33 +764,34 @@ static void softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
 {
 	struct softrdma_iw_qp *iw = qp->iw;
 	u8 *f = iw->rxbuf, *u = f + 2;
-	u32 ulen = get_unaligned_be16(f), n;
+	struct softrdma_term_cause tc;
+	u32 ulen, n;
 	bool last;
+	int err;
 	u8 op;
 
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		return;
-	if (iw->crc &&
-	    get_unaligned_le32(f + iw->rx_need - 4) !=
-	    softrdma_mpa_crc(f, iw->rx_need - 4)) {
+	/* The CRC, then the markers, which leave. */
+	err = softrdma_fpdu_check(f, iw->rx_need, iw->rx_soff, iw->crc,
+				  iw->rx_markers);
+	if (err == -EBADMSG)
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_ICRC_ERR);
-		softrdma_iw_terminate(qp, TERM_LAYER_LLP, 0, TERM_LLP_CRC);
+	if (err) {
+		softrdma_iw_terminate(qp, TERM_LAYER_LLP, 0,
+				      err == -EBADMSG ? TERM_LLP_CRC :
+				      TERM_LLP_MARKER);
 		return;
 	}
+	ulen = get_unaligned_be16(f);
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_PKTS);
 	op = u[1] & SOFTRDMA_RDMAP_OP_MASK;
 	last = u[0] & SOFTRDMA_DDP_L;
-	if ((u[0] & SOFTRDMA_DDP_DV_MASK) != SOFTRDMA_DDP_DV) {
-		softrdma_iw_terminate(qp, TERM_LAYER_DDP,
-				      u[0] & SOFTRDMA_DDP_T ? TERM_DDP_TAGGED :
-				      TERM_DDP_UNTAGGED,
-				      u[0] & SOFTRDMA_DDP_T ? TERM_DDP_T_VERSION :
-				      TERM_DDP_U_VERSION);
-		return;
-	}
-	if (u[1] >> SOFTRDMA_RDMAP_RV_SHIFT != SOFTRDMA_RDMAP_RV) {
-		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
-				      TERM_RDMAP_OPERATION, TERM_RDMAP_VERSION);
+	iw->rx_ulpdu = u;
+	iw->rx_ulen = ulen;
+	if (!softrdma_ddp_hdr_check(u, ulen, &tc)) {
+		softrdma_iw_terminate(qp, tc.layer, tc.etype, tc.code);
+		iw->rx_ulpdu = NULL;
 		return;
 	}
 	if (u[0] & SOFTRDMA_DDP_T) {
@@ -830,11 +815,6 @@ static void softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
 		struct softrdma_ddp_untagged h;
 		u8 *p = u + SOFTRDMA_UNTAGGED_LEN;
 
-		if (ulen < SOFTRDMA_UNTAGGED_LEN) {
-			softrdma_iw_terminate(qp, TERM_LAYER_LLP, 0,
-					      TERM_LLP_LEN);
-			return;
-		}
 		memcpy(&h, u, sizeof(h));
 		n = ulen - SOFTRDMA_UNTAGGED_LEN;
 		switch (ntohl(h.qn)) {
@@ -854,6 +834,7 @@ static void softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
 			break;
 		}
 	}
+	iw->rx_ulpdu = NULL;
 }
 
 static void softrdma_iw_rx_work(struct work_struct *work)
@@ -887,9 +868,12 @@ static void softrdma_iw_rx_work(struct work_struct *work)
 		iw->rx_have += n;
 		if (iw->rx_have < iw->rx_need)
 			continue;
-		if (iw->rx_need == 2) {
-			u32 ulen = get_unaligned_be16(iw->rxbuf);
+		if (iw->rx_need == softrdma_mpa_hdr_len(iw->rx_soff,
+							iw->rx_markers)) {
+			u32 ulen, len;
 
+			len = softrdma_mpa_fpdu_len(iw->rxbuf, iw->rx_soff,
+						    iw->rx_markers, &ulen);
 			if (ulen < SOFTRDMA_TAGGED_LEN) {
 				spin_lock_bh(&qp->lock);
 				softrdma_iw_terminate(qp, TERM_LAYER_LLP, 0,
@@ -898,14 +882,15 @@ static void softrdma_iw_rx_work(struct work_struct *work)
 				return;
 			}
 			/* The CRC field is there even without CRC. */
-			iw->rx_need = 2 + ulen + (-(2 + ulen) & 3) + 4;
+			iw->rx_need = len;
 			continue;
 		}
 		spin_lock_bh(&qp->lock);
 		softrdma_iw_rx_fpdu(qp);
 		spin_unlock_bh(&qp->lock);
+		iw->rx_soff += iw->rx_need;
 		iw->rx_have = 0;
-		iw->rx_need = 2;
+		iw->rx_need = softrdma_mpa_hdr_len(iw->rx_soff, iw->rx_markers);
 		cond_resched();
 	}
 }
@@ -933,8 +918,13 @@ int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep)
 		goto out;
 	}
 	iw->crc = cep->crc;
+	/* Our stream starts here, or at the initiator's RTR (cm.c). */
+	if (!cep->p2p || cep->state != CEP_AWAIT_REP)
+		iw->tx_soff = 0;
+	iw->tx_markers = cep->tx_markers;
+	iw->rx_markers = cep->rx_markers;
 	/* FPDUs as large as a segment (RFC 5044 8): length, pad, CRC. */
-	iw->mulpdu = clamp_t(u32, mss, 256, SOFTRDMA_MPA_MAX_ULPDU) - 9;
+	iw->mulpdu = softrdma_mpa_mulpdu(mss, iw->tx_markers);
 	iw->tx_msn[SOFTRDMA_QN_SEND] = 1;
 	iw->tx_msn[SOFTRDMA_QN_READ] = 1;
 	iw->tx_msn[SOFTRDMA_QN_TERM] = 1;
@@ -948,8 +938,9 @@ int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep)
 	iw->rresp_off = 0;
 	iw->term_due = false;
 	iw->rtr_due = cep->p2p && cep->state == CEP_AWAIT_ACCEPT;
+	iw->rx_soff = 0;
 	iw->rx_have = 0;
-	iw->rx_need = 2;
+	iw->rx_need = softrdma_mpa_hdr_len(0, iw->rx_markers);
 	qp->attrs.max_rd_atomic = min_t(u32, cep->ord, SOFTRDMA_MAX_RD_ATOMIC);
 	qp->attrs.max_dest_rd_atomic = min_t(u32, cep->ird,
 					     SOFTRDMA_MAX_RD_ATOMIC);

@@ -13,6 +13,7 @@
 
 #include "../../kernel/core/util.c"
 #include "roce.h"
+#include "iwarp.h"
 
 static void mtu_roce_test(struct kunit *test)
 {
@@ -759,9 +760,510 @@ static struct kunit_suite softrdma_qp_state_suite = {
 	.test_cases = softrdma_qp_state_cases,
 };
 
+/*
+ * iWARP framing: MPA CRC32c and markers (RFC 5044), DDP segmentation and
+ * its checks (RFC 5041), Terminate (RFC 5040 4.8), with the helpers of
+ * kernel/iwarp/mpa.c and ddp.c that softrdma.ko exports to KUnit.
+ */
+static void mpa_crc32c_rfc3720_test(struct kunit *test)
+{
+	/* RFC 3720 B.4; the CRC goes on the wire least significant byte first. */
+	static const u8 read10[48] = {
+		0x01, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0x14, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0x14, 0, 0, 0, 0x18,
+		0x28, 0, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0,
+	};
+	u8 b[32];
+	int i;
+
+	memset(b, 0, sizeof(b));
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_crc(b, 32), 0x8a9136aaU);
+	memset(b, 0xff, sizeof(b));
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_crc(b, 32), 0x62a8ab43U);
+	for (i = 0; i < 32; i++)
+		b[i] = i;
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_crc(b, 32), 0x46dd794eU);
+	for (i = 0; i < 32; i++)
+		b[i] = 31 - i;
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_crc(b, 32), 0x113fdb5cU);
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_crc(read10, sizeof(read10)),
+			0xd9963a56U);
+}
+
+/*
+ * Known FPDUs with markers and CRC, computed outside the kernel (a bitwise
+ * CRC32c and marker walk in Python): an untagged Send of "softrdma", MSN 1,
+ * at stream offset 0 (a marker ahead of it, FPDUPTR 0), and one of the
+ * bytes 0..39 at offset 496 (a marker 16 bytes in, FPDUPTR 16).
+ */
+static const u8 mpa_send_at0[36] = {
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x1a, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+	0x73, 0x6f, 0x66, 0x74, 0x72, 0x64, 0x6d, 0x61, 0x20, 0xd2, 0xb5, 0x08,
+};
+
+static const u8 mpa_send_at496_head[24] = {
+	0x00, 0x3a, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00,
+};
+
+static u32 mpa_send_fpdu(u8 *buf, const void *payload, u32 n, u32 msn,
+			 bool crc, bool markers, u32 soff)
+{
+	softrdma_ddp_untagged_fill((void *)(buf + 2), RDMAP_SEND, true,
+				   SOFTRDMA_QN_SEND, msn, 0, 0);
+	memcpy(buf + 2 + SOFTRDMA_UNTAGGED_LEN, payload, n);
+	return softrdma_fpdu_close_at(buf, SOFTRDMA_UNTAGGED_LEN + n, crc,
+				      markers, soff);
+}
+
+static void mpa_fpdu_known_test(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, 128, GFP_KERNEL);
+	u8 payload[40];
+	u32 len, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	len = mpa_send_fpdu(buf, "softrdma", 8, 1, true, true, 0);
+	KUNIT_EXPECT_EQ(test, len, 36U);
+	KUNIT_EXPECT_MEMEQ(test, buf, mpa_send_at0, sizeof(mpa_send_at0));
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(buf + 32), 0x08b5d220U);
+
+	for (i = 0; i < sizeof(payload); i++)
+		payload[i] = i;
+	len = mpa_send_fpdu(buf, payload, sizeof(payload), 1, true, true, 496);
+	KUNIT_EXPECT_EQ(test, len, 68U);
+	KUNIT_EXPECT_MEMEQ(test, buf, mpa_send_at496_head,
+			   sizeof(mpa_send_at496_head));
+	KUNIT_EXPECT_MEMEQ(test, buf + 24, payload, sizeof(payload));
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(buf + 64), 0x5828be30U);
+
+	/* Without markers: the same Send is 32 bytes, its CRC over them. */
+	len = mpa_send_fpdu(buf, "softrdma", 8, 1, true, false, 0);
+	KUNIT_EXPECT_EQ(test, len, 32U);
+	KUNIT_EXPECT_MEMEQ(test, buf, mpa_send_at0 + 4, 28);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(buf + 28),
+			softrdma_mpa_crc(buf, 28));
+	/* Without CRC the field is there, zero. */
+	len = mpa_send_fpdu(buf, "softrdma", 8, 1, false, true, 0);
+	KUNIT_EXPECT_EQ(test, len, 36U);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(buf + 32), 0U);
+}
+
+/*
+ * One FPDU of @ulen ULPDU bytes at stream offset @soff, walked byte by byte:
+ * a marker at every stream position that is a multiple of 512, pointing
+ * back to the length field; the other bytes are the FPDU without markers;
+ * the CRC covers all; the receive side finds the length, checks and strips.
+ */
+static void mpa_marker_case(struct kunit *test, u8 *plain, u8 *wire,
+			    u32 ulen, u32 soff)
+{
+	u32 plen = 2 + ulen + (-(2 + ulen) & 3) + 4;
+	u32 len, w, i = 0, nm = 0, lf, rlen;
+	int err;
+
+	for (w = 0; w < ulen; w++)
+		plain[2 + w] = (u8)(w * 7 + soff + ulen);
+	memcpy(wire + 2, plain + 2, ulen);
+	len = softrdma_fpdu_close_at(wire, ulen, true, true, soff);
+	softrdma_fpdu_close(plain, ulen, false);
+	lf = soff % 512 ? 0 : 4;
+	for (w = 0; w < len; w++) {
+		if ((soff + w) % 512 == 0) {
+			u32 ptr = w ? w - lf : 0;
+
+			KUNIT_EXPECT_LT_MSG(test, w + 4, len,
+					    "soff %u ulen %u: marker at the end",
+					    soff, ulen);
+			KUNIT_EXPECT_EQ_MSG(test, get_unaligned_be16(wire + w), 0,
+					    "soff %u ulen %u w %u", soff, ulen, w);
+			KUNIT_EXPECT_EQ_MSG(test,
+					    get_unaligned_be16(wire + w + 2),
+					    ptr, "soff %u ulen %u w %u", soff,
+					    ulen, w);
+			nm++;
+			w += 3;
+			continue;
+		}
+		/* Everything but the CRC field is the plain FPDU's. */
+		if (i < plen - 4 && wire[w] != plain[i]) {
+			KUNIT_FAIL(test, "soff %u ulen %u: byte %u is %#x, want %#x",
+				   soff, ulen, w, wire[w], plain[i]);
+			return;
+		}
+		i++;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, i, plen, "soff %u ulen %u", soff, ulen);
+	KUNIT_EXPECT_EQ_MSG(test, len, plen + 4 * nm, "soff %u ulen %u", soff,
+			    ulen);
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_markers(soff, plen), nm);
+	KUNIT_EXPECT_EQ_MSG(test, get_unaligned_le32(wire + len - 4),
+			    softrdma_mpa_crc(wire, len - 4), "soff %u ulen %u",
+			    soff, ulen);
+	/* Receive: header bytes, then the whole FPDU. */
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_hdr_len(soff, true),
+			soff % 512 ? 2U : 6U);
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_fpdu_len(wire, soff, true, &rlen),
+			len);
+	KUNIT_EXPECT_EQ(test, rlen, ulen);
+	err = softrdma_fpdu_check(wire, len, soff, true, true);
+	KUNIT_EXPECT_EQ_MSG(test, err, 0, "soff %u ulen %u", soff, ulen);
+	KUNIT_EXPECT_MEMEQ(test, wire, plain, plen - 4);
+}
+
+static void mpa_markers_every_offset_test(struct kunit *test)
+{
+	static const u32 ulens[] = { 14, 18, 31, 490, 491, 494, 505, 506, 507,
+				     508, 509, 1000, 1430, 4000 };
+	static const u32 bases[] = { 0, 0xfffffe00 };
+	u8 *plain = kunit_kzalloc(test, 8192, GFP_KERNEL);
+	u8 *wire = kunit_kzalloc(test, 8192, GFP_KERNEL);
+	u32 b, s, l;
+
+	KUNIT_ASSERT_NOT_NULL(test, plain);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	/* FPDUs start at multiples of 4: every one of the 128 offsets. */
+	for (b = 0; b < ARRAY_SIZE(bases); b++)
+		for (s = 0; s < 512; s += 4)
+			for (l = 0; l < ARRAY_SIZE(ulens); l++)
+				mpa_marker_case(test, plain, wire, ulens[l],
+						bases[b] + s);
+}
+
+static void mpa_markers_roundtrip_stream_test(struct kunit *test)
+{
+	u8 *tx = kunit_kzalloc(test, 1 << 16, GFP_KERNEL);
+	u8 *rx = kunit_kzalloc(test, 1 << 16, GFP_KERNEL);
+	u32 soff = 0, roff = 0, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+	/* A stream of FPDUs of growing sizes, read back as rdmap.c does. */
+	for (k = 0; k < 200; k++) {
+		u32 ulen = 14 + (k * 37) % 1500, hl, len, rl, i;
+
+		for (i = 0; i < ulen; i++)
+			tx[2 + i] = (u8)(k + i);
+		len = softrdma_fpdu_close_at(tx, ulen, true, true, soff);
+		soff += len;
+		hl = softrdma_mpa_hdr_len(roff, true);
+		KUNIT_ASSERT_EQ(test, softrdma_mpa_fpdu_len(tx, roff,
+							    true, &rl), len);
+		KUNIT_ASSERT_LE(test, hl, len);
+		memcpy(rx, tx, len);
+		KUNIT_ASSERT_EQ(test, softrdma_fpdu_check(rx, len, roff, true,
+							  true), 0);
+		KUNIT_EXPECT_EQ(test, get_unaligned_be16(rx), ulen);
+		for (i = 0; i < ulen; i++)
+			if (rx[2 + i] != (u8)(k + i)) {
+				KUNIT_FAIL(test, "FPDU %u byte %u", k, i);
+				break;
+			}
+		roff += len;
+	}
+	KUNIT_EXPECT_EQ(test, soff, roff);
+}
+
+static void mpa_markers_bad_test(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	u8 payload[1000];
+	u32 len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(payload, 0x5a, sizeof(payload));
+	/* A marker that points elsewhere: misaligned FPDU (Terminate 0x03). */
+	len = mpa_send_fpdu(buf, payload, sizeof(payload), 1, false, true, 0);
+	put_unaligned_be16(508 + 4, buf + 512 + 2);
+	KUNIT_EXPECT_EQ(test, softrdma_fpdu_check(buf, len, 0, false, true),
+			-EPROTO);
+	/* Its two low bits and the reserved field do not count. */
+	len = mpa_send_fpdu(buf, payload, sizeof(payload), 1, false, true, 0);
+	put_unaligned_be16(508 | 3, buf + 512 + 2);
+	put_unaligned_be16(0xffff, buf + 512);
+	KUNIT_EXPECT_EQ(test, softrdma_fpdu_check(buf, len, 0, false, true), 0);
+	/* But the CRC covers markers, reserved field included. */
+	len = mpa_send_fpdu(buf, payload, sizeof(payload), 1, true, true, 0);
+	buf[512] ^= 1;
+	KUNIT_EXPECT_EQ(test, softrdma_fpdu_check(buf, len, 0, true, true),
+			-EBADMSG);
+	len = mpa_send_fpdu(buf, payload, sizeof(payload), 1, true, true, 0);
+	buf[100] ^= 0x80;
+	KUNIT_EXPECT_EQ(test, softrdma_fpdu_check(buf, len, 0, true, true),
+			-EBADMSG);
+	/* The leading marker must be zero. */
+	len = mpa_send_fpdu(buf, payload, sizeof(payload), 1, false, true, 0);
+	put_unaligned_be16(4, buf + 2);
+	KUNIT_EXPECT_EQ(test, softrdma_fpdu_check(buf, len, 0, false, true),
+			-EPROTO);
+}
+
+static void mpa_mulpdu_test(struct kunit *test)
+{
+	static const u32 msss[] = { 0, 256, 536, 1448, 8948, 65483, 65535,
+				    100000 };
+	u8 *buf = kunit_kzalloc(test, SOFTRDMA_FPDU_MAX, GFP_KERNEL);
+	u32 i, s;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	/* Without markers as before: the MSS less length, CRC and 3 of pad. */
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_mulpdu(1448, false), 1439U);
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_mulpdu(0, false), 247U);
+	/* RFC 5044 12.1.2: EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS % 4). */
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_mulpdu(1448, true), 1430U);
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_mulpdu(1460, true), 1442U);
+	KUNIT_EXPECT_EQ(test, softrdma_mpa_mulpdu(65535, true), 65014U);
+	/* A full FPDU fits the segment wherever the stream is. */
+	for (i = 0; i < ARRAY_SIZE(msss); i++) {
+		u32 emss = clamp_t(u32, msss[i], 256, 65535);
+		u32 m = softrdma_mpa_mulpdu(msss[i], true);
+
+		for (s = 0; s < 512; s += 4)
+			KUNIT_EXPECT_LE_MSG(test,
+					    softrdma_fpdu_close_at(buf, m, false,
+								   true, s),
+					    emss, "mss %u soff %u", msss[i], s);
+		m = softrdma_mpa_mulpdu(msss[i], false);
+		KUNIT_EXPECT_LE(test, softrdma_fpdu_close_at(buf, m, false,
+							     false, 0), emss);
+	}
+}
+
+/*
+ * DDP: a message cut at the MULPDU into FPDUs (markers, CRC, a stream that
+ * runs on), received, checked and placed by MO gives the message back.
+ */
+static void ddp_untagged_segments_test(struct kunit *test)
+{
+	static const u32 lens[] = { 0, 1, 1411, 1412, 1413, 10000, 65536 };
+	u32 mulpdu = softrdma_mpa_mulpdu(1448, true);
+	u32 max = mulpdu - SOFTRDMA_UNTAGGED_LEN, soff = 0, msn = 7, i, k;
+	u8 *msg = kunit_kzalloc(test, 65536, GFP_KERNEL);
+	u8 *got = kunit_kzalloc(test, 65536, GFP_KERNEL);
+	u8 *f = kunit_kzalloc(test, SOFTRDMA_FPDU_MAX, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	for (i = 0; i < 65536; i++)
+		msg[i] = (u8)(i * 13 + (i >> 8));
+	for (k = 0; k < ARRAY_SIZE(lens); k++, msn++) {
+		u32 len = lens[k], off = 0, segs = 0, placed = 0;
+		bool last;
+
+		memset(got, 0, 65536);
+		do {
+			struct softrdma_ddp_untagged h;
+			struct softrdma_term_cause tc;
+			u32 n = softrdma_ddp_seg(len, off, max, &last);
+			u32 wl, rl;
+
+			softrdma_ddp_untagged_fill((void *)(f + 2), RDMAP_SEND,
+						   last, SOFTRDMA_QN_SEND, msn,
+						   off, 0);
+			memcpy(f + 2 + SOFTRDMA_UNTAGGED_LEN, msg + off, n);
+			wl = softrdma_fpdu_close_at(f, SOFTRDMA_UNTAGGED_LEN + n,
+						    true, true, soff);
+			KUNIT_ASSERT_EQ(test, softrdma_mpa_fpdu_len(f, soff, true,
+								    &rl), wl);
+			KUNIT_ASSERT_EQ(test, softrdma_fpdu_check(f, wl, soff,
+								  true, true), 0);
+			soff += wl;
+			KUNIT_ASSERT_LE(test, rl, mulpdu);
+			KUNIT_ASSERT_TRUE(test, softrdma_ddp_hdr_check(f + 2, rl,
+								       &tc));
+			memcpy(&h, f + 2, sizeof(h));
+			KUNIT_EXPECT_EQ(test, ntohl(h.qn), SOFTRDMA_QN_SEND);
+			KUNIT_EXPECT_EQ(test, ntohl(h.msn), msn);
+			KUNIT_EXPECT_EQ(test, ntohl(h.mo), off);
+			KUNIT_EXPECT_EQ(test, !!(h.ddp & SOFTRDMA_DDP_L), last);
+			KUNIT_EXPECT_EQ(test, !!(h.ddp & SOFTRDMA_DDP_T), false);
+			KUNIT_EXPECT_EQ(test, h.rdmap & SOFTRDMA_RDMAP_OP_MASK,
+					RDMAP_SEND);
+			KUNIT_ASSERT_TRUE(test, softrdma_ddp_seq_check(ntohl(h.msn),
+								       ntohl(h.mo),
+								       msn, placed,
+								       &tc));
+			memcpy(got + ntohl(h.mo), f + 2 + SOFTRDMA_UNTAGGED_LEN,
+			       rl - SOFTRDMA_UNTAGGED_LEN);
+			placed += rl - SOFTRDMA_UNTAGGED_LEN;
+			off += n;
+			segs++;
+		} while (!last);
+		KUNIT_EXPECT_EQ(test, placed, len);
+		KUNIT_EXPECT_EQ(test, segs, len ? DIV_ROUND_UP(len, max) : 1);
+		KUNIT_EXPECT_MEMEQ(test, got, msg, len);
+	}
+}
+
+static void ddp_tagged_segments_test(struct kunit *test)
+{
+	struct softrdma_ddp_tagged h;
+	u32 len = 5000, max = 1430 - SOFTRDMA_TAGGED_LEN, off = 0, n;
+	bool last;
+
+	do {
+		n = softrdma_ddp_seg(len, off, max, &last);
+		softrdma_ddp_tagged_fill(&h, RDMAP_WRITE, last, 0x12345678,
+					 0xfedcba9876543210ULL + off);
+		KUNIT_EXPECT_EQ(test, h.ddp, (u8)(SOFTRDMA_DDP_T |
+					    (last ? SOFTRDMA_DDP_L : 0) | 1));
+		KUNIT_EXPECT_EQ(test, h.rdmap, 0x40 | RDMAP_WRITE);
+		KUNIT_EXPECT_EQ(test, ntohl(h.stag), 0x12345678U);
+		KUNIT_EXPECT_EQ(test, be64_to_cpu(h.to),
+				0xfedcba9876543210ULL + off);
+		KUNIT_EXPECT_EQ(test, last, off + n == len);
+		off += n;
+	} while (!last);
+	KUNIT_EXPECT_EQ(test, off, len);
+}
+
+static void ddp_header_bytes_test(struct kunit *test)
+{
+	/* RDMA Read Request, MSN 2, and a tagged Read Response, on the wire. */
+	static const u8 rreq[SOFTRDMA_UNTAGGED_LEN] = {
+		0x41, 0x41, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0,
+	};
+	static const u8 rresp[SOFTRDMA_TAGGED_LEN] = {
+		0x81, 0x42, 0xaa, 0xbb, 0xcc, 0xdd, 0, 0, 0, 1, 0, 0, 0x10, 0,
+	};
+	struct softrdma_ddp_untagged u;
+	struct softrdma_ddp_tagged t;
+
+	softrdma_ddp_untagged_fill(&u, RDMAP_READ_REQ, true, SOFTRDMA_QN_READ,
+				   2, 0, 0);
+	KUNIT_EXPECT_MEMEQ(test, &u, rreq, sizeof(rreq));
+	softrdma_ddp_tagged_fill(&t, RDMAP_READ_RESP, false, 0xaabbccdd,
+				 0x100001000ULL);
+	KUNIT_EXPECT_MEMEQ(test, &t, rresp, sizeof(rresp));
+}
+
+static void ddp_checks_terminate_test(struct kunit *test)
+{
+	struct softrdma_term_cause tc;
+	struct softrdma_ddp_untagged u;
+	struct softrdma_ddp_tagged t;
+
+#define EXPECT_CAUSE(l, e, c) do {					\
+		KUNIT_EXPECT_EQ(test, tc.layer, l);			\
+		KUNIT_EXPECT_EQ(test, tc.etype, e);			\
+		KUNIT_EXPECT_EQ(test, tc.code, c);			\
+	} while (0)
+	softrdma_ddp_untagged_fill(&u, RDMAP_SEND, true, SOFTRDMA_QN_SEND, 1,
+				   0, 0);
+	KUNIT_EXPECT_TRUE(test, softrdma_ddp_hdr_check((u8 *)&u, 18, &tc));
+	/* Queue number 3 and up: DDP, untagged buffer, invalid QN. */
+	u.qn = htonl(3);
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&u, 18, &tc));
+	EXPECT_CAUSE(1, 2, 0x01);
+	u.qn = htonl(SOFTRDMA_QN_TERM);
+	KUNIT_EXPECT_TRUE(test, softrdma_ddp_hdr_check((u8 *)&u, 18, &tc));
+	/* Too short for its header: LLP (MPA), invalid ULPDU length. */
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&u, 17, &tc));
+	EXPECT_CAUSE(2, 0, 0x04);
+	/* DDP version 0: untagged 0x06, tagged 0x04. */
+	u.ddp &= ~SOFTRDMA_DDP_DV_MASK;
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&u, 18, &tc));
+	EXPECT_CAUSE(1, 2, 0x06);
+	softrdma_ddp_tagged_fill(&t, RDMAP_WRITE, true, 1, 0);
+	KUNIT_EXPECT_TRUE(test, softrdma_ddp_hdr_check((u8 *)&t, 14, &tc));
+	t.ddp = SOFTRDMA_DDP_T | 2;
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&t, 14, &tc));
+	EXPECT_CAUSE(1, 1, 0x04);
+	/* RDMAP version 2: RDMAP, remote operation, invalid version. */
+	softrdma_ddp_tagged_fill(&t, RDMAP_WRITE, true, 1, 0);
+	t.rdmap = 2 << 6 | RDMAP_WRITE;
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&t, 14, &tc));
+	EXPECT_CAUSE(0, 2, 0x05);
+	/* MSN out of range, then MO not where the message is. */
+	KUNIT_EXPECT_TRUE(test, softrdma_ddp_seq_check(5, 1000, 5, 1000, &tc));
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_seq_check(6, 0, 5, 0, &tc));
+	EXPECT_CAUSE(1, 2, 0x03);
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_seq_check(4, 0, 5, 0, &tc));
+	EXPECT_CAUSE(1, 2, 0x03);
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_seq_check(5, 1412, 5, 0, &tc));
+	EXPECT_CAUSE(1, 2, 0x04);
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_seq_check(5, 0, 5, 1412, &tc));
+	EXPECT_CAUSE(1, 2, 0x04);
+#undef EXPECT_CAUSE
+}
+
+static void term_encode_test(struct kunit *test)
+{
+	struct softrdma_term_cause tc = { .layer = 1, .etype = 2, .code = 4 };
+	struct softrdma_ddp_untagged u;
+	struct softrdma_ddp_tagged t;
+	u8 rreq[SOFTRDMA_UNTAGGED_LEN + SOFTRDMA_RREQ_LEN];
+	u8 buf[80];
+	u32 n, i;
+
+	/* No header known: the control field alone. */
+	memset(buf, 0xa5, sizeof(buf));
+	n = softrdma_term_fill(buf, &tc, NULL, 0);
+	KUNIT_EXPECT_EQ(test, n, 4U);
+	KUNIT_EXPECT_EQ(test, buf[0], 0x12);
+	KUNIT_EXPECT_EQ(test, buf[1], 0x04);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(buf + 2), 0);
+	/* An untagged segment: M and D, its length, its DDP header. */
+	softrdma_ddp_untagged_fill(&u, RDMAP_SEND, false, SOFTRDMA_QN_SEND, 3,
+				   1412, 0);
+	n = softrdma_term_fill(buf, &tc, (u8 *)&u, 1430);
+	KUNIT_EXPECT_EQ(test, n, 4U + 2 + SOFTRDMA_UNTAGGED_LEN);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(buf + 2), 0xc000);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(buf + 4), 1430);
+	KUNIT_EXPECT_MEMEQ(test, buf + 6, &u, sizeof(u));
+	/* A tagged one: its 14 bytes. RDMAP protection, invalid STag. */
+	tc = (struct softrdma_term_cause){ .layer = 0, .etype = 1, .code = 0 };
+	softrdma_ddp_tagged_fill(&t, RDMAP_WRITE, true, 0x1234, 0x5678);
+	n = softrdma_term_fill(buf, &tc, (u8 *)&t, 100);
+	KUNIT_EXPECT_EQ(test, n, 4U + 2 + SOFTRDMA_TAGGED_LEN);
+	KUNIT_EXPECT_EQ(test, buf[0], 0x01);
+	KUNIT_EXPECT_EQ(test, buf[1], 0x00);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(buf + 2), 0xc000);
+	KUNIT_EXPECT_MEMEQ(test, buf + 6, &t, sizeof(t));
+	/* An RDMA Read Request: R too, and the request copied. */
+	softrdma_ddp_untagged_fill((void *)rreq, RDMAP_READ_REQ, true,
+				   SOFTRDMA_QN_READ, 1, 0, 0);
+	for (i = SOFTRDMA_UNTAGGED_LEN; i < sizeof(rreq); i++)
+		rreq[i] = i;
+	tc = (struct softrdma_term_cause){ .layer = 0, .etype = 1, .code = 2 };
+	n = softrdma_term_fill(buf, &tc, rreq, sizeof(rreq));
+	KUNIT_EXPECT_EQ(test, n, 4U + 2 + sizeof(rreq));
+	KUNIT_EXPECT_EQ(test, buf[0], 0x01);
+	KUNIT_EXPECT_EQ(test, buf[1], 0x02);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(buf + 2), 0xe000);
+	KUNIT_EXPECT_MEMEQ(test, buf + 6, rreq, sizeof(rreq));
+	/* LLP: MPA CRC error. */
+	tc = (struct softrdma_term_cause){ .layer = 2, .etype = 0, .code = 2 };
+	n = softrdma_term_fill(buf, &tc, NULL, 0);
+	KUNIT_EXPECT_EQ(test, buf[0], 0x20);
+	KUNIT_EXPECT_EQ(test, buf[1], 0x02);
+}
+
+static struct kunit_case softrdma_iwarp_cases[] = {
+	KUNIT_CASE(mpa_crc32c_rfc3720_test),
+	KUNIT_CASE(mpa_fpdu_known_test),
+	KUNIT_CASE(mpa_markers_every_offset_test),
+	KUNIT_CASE(mpa_markers_roundtrip_stream_test),
+	KUNIT_CASE(mpa_markers_bad_test),
+	KUNIT_CASE(mpa_mulpdu_test),
+	KUNIT_CASE(ddp_untagged_segments_test),
+	KUNIT_CASE(ddp_tagged_segments_test),
+	KUNIT_CASE(ddp_header_bytes_test),
+	KUNIT_CASE(ddp_checks_terminate_test),
+	KUNIT_CASE(term_encode_test),
+	{}
+};
+
+static struct kunit_suite softrdma_iwarp_suite = {
+	.name = "softrdma_iwarp",
+	.test_cases = softrdma_iwarp_cases,
+};
+
 kunit_test_suites(&softrdma_util_suite, &softrdma_hdr_suite,
 		  &softrdma_icrc_suite, &softrdma_psn_suite,
-		  &softrdma_qp_state_suite);
+		  &softrdma_qp_state_suite, &softrdma_iwarp_suite);
 
 MODULE_DESCRIPTION("KUnit tests for softrdma");
 MODULE_LICENSE("Dual BSD/GPL");

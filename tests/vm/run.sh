@@ -234,6 +234,62 @@ test_rping_iwarp_crc() {
 	rping_run - b 10.0.0.1 20 1000
 }
 
+# MPA markers (RFC 5044 5) both ways, with CRC: rping's data checked, and
+# the capture read by Wireshark's MPA dissector, which strips the markers
+# and checks each FPDU's CRC over them (it assumes one FPDU per segment:
+# segmentation offloads off, and FPDUs it cannot place are not counted).
+test_rping_iwarp_markers() {
+	modprobe softrdma mpa_markers=1 mpa_crc=1
+	iwarp_pair
+	ethtool -K veth0 tso off gso off gro off >/dev/null 2>&1 || true
+	ip netns exec b ethtool -K veth1 tso off gso off gro off >/dev/null 2>&1 || true
+	tcpdump -i veth0 -s 0 -w /tmp/mpa.pcap tcp port 7174 2>/dev/null &
+	local cap=$! size n m bad crcbad crcok
+	sleep 1
+	for size in 30 1000 4096 65535; do
+		rping_run b - 10.0.0.2 10 "$size"
+		rping_run - b 10.0.0.1 10 "$size"
+	done
+	sleep 1
+	kill -INT $cap
+	wait $cap || true
+	# Both directions asked for markers.
+	m=$(tshark -r /tmp/mpa.pcap -Y 'iwarp_mpa.marker_flag == 1' 2>/dev/null | wc -l)
+	n=$(tshark -r /tmp/mpa.pcap -Y 'iwarp_mpa.markers' 2>/dev/null | wc -l)
+	tshark -r /tmp/mpa.pcap -V -Y 'iwarp_mpa.crc_check' >/tmp/mpa.txt 2>/dev/null
+	crcok=$(grep -c 'Good CRC32' /tmp/mpa.txt || true)
+	crcbad=$(grep -c 'Bad CRC32' /tmp/mpa.txt || true)
+	bad=$(tshark -r /tmp/mpa.pcap -Y '_ws.malformed || _ws.expert.severity >= "Warning"' \
+		2>/dev/null | wc -l)
+	echo "tshark: $m MPA frames asking for markers, $n FPDUs with markers," \
+		"$crcok good and $crcbad bad CRCs, $bad malformed or flagged"
+	[ "$m" -ge 16 ] && [ "$n" -gt 100 ] && [ "$crcok" -gt 100 ] &&
+		[ "$crcbad" = 0 ] && [ "$bad" = 0 ]
+}
+
+# The default never asks for markers, and a peer that asks gets them: an
+# initiator asking for markers from siw (which has none) is refused.
+test_interop_siw_markers() {
+	modprobe siw
+	modprobe softrdma mpa_markers=1
+	rdma link add siw0 type siw netdev veth0
+	ip netns exec b rdma link add si1 type softiwarp netdev veth1
+	local rc=0 srv
+	timeout 60 rping -s -a 10.0.0.1 -p 7174 -C 2 -S 64 >/dev/null 2>&1 &
+	srv=$!
+	wait_listen - 7174
+	if ip netns exec b timeout 30 rping -c -a 10.0.0.1 -p 7174 -C 2 -S 64 -V \
+		>/tmp/rping-cli.log 2>&1; then
+		echo "siw accepted a request for markers"
+		rc=1
+	fi
+	kill $srv 2>/dev/null || true
+	wait $srv 2>/dev/null || true
+	rdma link delete siw0
+	modprobe -r siw
+	return $rc
+}
+
 # Interop with Linux's siw: siw on veth0 (initial namespace), softiwarp on
 # veth1 (b); each side as server and as client.
 test_interop_siw_rping() {
@@ -913,7 +969,7 @@ test_kernel_qp() {
 }
 
 KUNIT_SUITES="softrdma_util softrdma_hdr softrdma_icrc softrdma_psn \
-softrdma_qp_state"
+softrdma_qp_state softrdma_iwarp"
 
 # kunit: load the KUnit module (its suites run at load) and report every
 # case of every suite; a suite without results fails.
@@ -955,7 +1011,7 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp rping_iwarp rping_iwarp_crc \
-interop_siw_rping \
+rping_iwarp_markers interop_siw_rping interop_siw_markers \
 rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
 rc_atomics interop_rxe_atomics rc_mw interop_rxe_mw rc_srq srq_pingpong rc_sqd \
