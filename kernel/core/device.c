@@ -84,12 +84,10 @@ static int softrdma_query_device(struct ib_device *ibdev,
 	attr->max_srq_sge = SOFTRDMA_MAX_SGE;
 	attr->local_ca_ack_delay = 15;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	if (sdev->transport == SOFTRDMA_TRANSPORT_ROCE) {
-		/* Memory windows: mw.c. */
-		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
-					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
-		attr->max_mw = SOFTRDMA_MAX_MW;
-	}
+	/* Memory windows: mw.c. */
+	attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+				  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	attr->max_mw = SOFTRDMA_MAX_MW;
 	return 0;
 }
 

@@ -272,6 +272,9 @@ static int softrdma_cep_send_mpa(struct softrdma_cep *cep, bool reply,
 	rr->flags = (cep->crc ? SOFTRDMA_MPA_FLAG_C : 0) |
 		    (reject ? SOFTRDMA_MPA_FLAG_R : 0) |
 		    (cep->enhanced ? SOFTRDMA_MPA_FLAG_E : 0);
+	if (cep->ext && !reject)
+		rr->flags |= reply ? SOFTRDMA_MPA_FLAG_EXT_ACCEPT :
+			     SOFTRDMA_MPA_FLAG_EXT_OFFER;
 	rr->rev = cep->mpa_rev;
 	rr->pd_len = htons(v2len + pdlen);
 	if (cep->enhanced) {
@@ -337,6 +340,8 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 	cep->mpa_rev = min_t(u8, rr->rev, 2);
 	cep->enhanced = cep->mpa_rev == 2 && (rr->flags & SOFTRDMA_MPA_FLAG_E);
 	cep->crc = (rr->flags & SOFTRDMA_MPA_FLAG_C) || softrdma_iw_mpa_crc;
+	cep->ext = (rr->flags & SOFTRDMA_MPA_FLAG_EXT_OFFER) &&
+		   softrdma_iw_rdmap_ext;
 	softrdma_cep_parse_v2(cep, &pd, &pdlen, &peer_ird, &peer_ord,
 			      &ctl_ird, &ctl_ord);
 	if (cep->enhanced && pdlen > SOFTRDMA_MPA_MAX_PD - 4)
@@ -414,6 +419,8 @@ static void softrdma_cep_proc_rep(struct softrdma_cep *cep)
 		goto fail;
 	}
 	cep->crc = rr->flags & SOFTRDMA_MPA_FLAG_C;
+	/* Our offer's echo is no answer: only the accept bit is. */
+	cep->ext = cep->ext && (rr->flags & SOFTRDMA_MPA_FLAG_EXT_ACCEPT);
 	cep->ord = min_t(u16, cep->ord, peer_ird);
 	if (cep->p2p && !(ctl_ird & SOFTRDMA_MPA_V2_P2P))
 		cep->p2p = false;
@@ -600,6 +607,7 @@ int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->enhanced = true;
 	cep->crc = softrdma_iw_mpa_crc;
 	cep->p2p = softrdma_iw_p2p;
+	cep->ext = softrdma_iw_rdmap_ext;
 	cep->ird = min_t(u32, param->ird, SOFTRDMA_MAX_RD_ATOMIC);
 	cep->ord = min_t(u32, param->ord, SOFTRDMA_MAX_RD_ATOMIC);
 	cep->qp = qp;
