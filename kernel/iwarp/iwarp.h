@@ -330,7 +330,6 @@ struct softrdma_iw_qp {
 extern struct workqueue_struct *softrdma_iw_wq;
 extern bool softrdma_iw_mpa_crc;
 extern bool softrdma_iw_p2p;
-extern bool softrdma_iw_rdmap_ext;
 
 /* cm.c */
 int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);

@@ -246,6 +246,9 @@ static u32 softrdma_iw_take(struct softrdma_qp *qp, u32 idx)
 	/* A DDP message's offsets and an RDMA Read's size are 32 bits. */
 	if (len > U32_MAX)
 		return IB_WC_LOC_LEN_ERR;
+	/* The Immediate Data message carries a Write's length in 31 bits. */
+	if (s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM && len >= SOFTRDMA_IMM_SEND)
+		return IB_WC_LOC_LEN_ERR;
 	s->len = len;
 	return IB_WC_SUCCESS;
 }

@@ -323,8 +323,20 @@ bool server_listen(Conn &c, const char *addr, const char *port)
 
 // ---- ext: both sides -------------------------------------------------------
 
+// A device that carries RFC 7306 atomics and type 2 windows says so.
+void check_device_caps(const Conn &c)
+{
+	ibv_device_attr da{};
+	const bool ok = ibv_query_device(c.id->verbs, &da) == 0;
+	check(ok && da.atomic_cap == IBV_ATOMIC_HCA, "the device reports IBV_ATOMIC_HCA");
+	check(ok && (da.device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
+		      (da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) && da.max_mw > 0,
+	      "the device reports memory windows, type 2B, and max_mw");
+}
+
 void client_ext(Conn &c)
 {
+	check_device_caps(c);
 	// Send with Immediate Data, 20000 bytes (several FPDUs), and empty.
 	fill(c.buf.data() + kSrc, 20000, 1);
 	check(c.post_op(1, IBV_WR_SEND_WITH_IMM, kSrc, 20000, 0, 0, 0x11223344),
@@ -388,6 +400,8 @@ void server_ext(Conn &c)
 {
 	auto *word = reinterpret_cast<std::uint64_t *>(c.buf.data() + kAtomic);
 	ibv_wc wc{};
+
+	check_device_caps(c);
 
 	if (c.recv(wc, "SEND_WITH_IMM 20000 B")) {
 		check(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
