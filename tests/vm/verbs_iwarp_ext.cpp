@@ -48,8 +48,8 @@ constexpr std::size_t kPlainWrite = 40960;	// plain RDMA Write target
 constexpr std::size_t kPlainRead = 49152;	// plain RDMA Read source
 constexpr std::size_t kPlainLen = 3000;
 constexpr std::size_t kSrc = 65536;		// the client's sources
-constexpr std::size_t kRecv = 512 * 1024;	// receive slots
-constexpr std::size_t kSlot = 32 * 1024;
+constexpr std::size_t kRecv = std::size_t{512} * 1024;	// receive slots
+constexpr std::size_t kSlot = std::size_t{32} * 1024;
 constexpr int kSlots = 16;
 constexpr int kNoextRounds = 4;
 
@@ -60,7 +60,7 @@ struct Peer {
 
 std::uint8_t pattern(std::size_t i, unsigned seed)
 {
-	return static_cast<std::uint8_t>((i * 131 + seed * 7 + (i >> 8)) & 0xff);
+	return static_cast<std::uint8_t>((i * 131 + std::size_t{seed} * 7 + (i >> 8)) & 0xff);
 }
 
 void fill(std::uint8_t *p, std::size_t len, unsigned seed)
@@ -90,6 +90,8 @@ struct Conn {
 	Conn() = default;
 	Conn(const Conn &) = delete;
 	Conn &operator=(const Conn &) = delete;
+	Conn(Conn &&) = delete;
+	Conn &operator=(Conn &&) = delete;
 	~Conn()
 	{
 		if (id) {
@@ -148,7 +150,7 @@ struct Conn {
 		return true;
 	}
 
-	bool post_recv(std::uint64_t wr_id, int slot)
+	bool post_recv(std::uint64_t wr_id, int slot) const
 	{
 		ibv_sge sge{addr(kRecv + kSlot * static_cast<std::size_t>(slot)),
 			    static_cast<std::uint32_t>(kSlot), mr->lkey};
@@ -207,7 +209,7 @@ struct Conn {
 	}
 
 	// One completion (the transfer runs in the kernel).
-	bool wait(ibv_wc &wc)
+	bool wait(ibv_wc &wc) const
 	{
 		for (long i = 0; i < 40000000; ++i) {
 			const int n = ibv_poll_cq(cq, 1, &wc);
