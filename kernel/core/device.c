@@ -84,12 +84,19 @@ static int softrdma_query_device(struct ib_device *ibdev,
 	attr->max_srq_sge = SOFTRDMA_MAX_SGE;
 	attr->local_ca_ack_delay = 15;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	if (sdev->transport == SOFTRDMA_TRANSPORT_ROCE) {
-		/* Memory windows: mw.c. */
-		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
-					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
-		attr->max_mw = SOFTRDMA_MAX_MW;
-	}
+	/*
+	 * Atomics are atomic against the CPUs too (softrdma_mr_atomic()), but
+	 * IB_ATOMIC_GLOB is not promised. softiwarp carries them (RFC 7306)
+	 * only to a peer that agrees in MPA (iwarp/cm.c): elsewhere an atomic
+	 * WR completes with IB_WC_LOC_QP_OP_ERR.
+	 */
+	if (sdev->transport == SOFTRDMA_TRANSPORT_ROCE ||
+	    READ_ONCE(softrdma_iw_rdmap_ext))
+		attr->atomic_cap = IB_ATOMIC_HCA;
+	/* Memory windows: mw.c. */
+	attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+				  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	attr->max_mw = SOFTRDMA_MAX_MW;
 	return 0;
 }
 

@@ -553,6 +553,7 @@ void softrdma_qp_put(struct softrdma_qp *qp);
 /* iwarp/iwarp.c */
 extern const struct ib_device_ops softrdma_iwarp_ops;
 extern const struct softrdma_transport_ops softrdma_iwarp_tops;
+extern bool softrdma_iw_rdmap_ext;
 int softrdma_iwarp_init(void);
 void softrdma_iwarp_exit(void);
 

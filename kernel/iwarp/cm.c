@@ -274,6 +274,9 @@ static int softrdma_cep_send_mpa(struct softrdma_cep *cep, bool reply,
 		    (cep->crc ? SOFTRDMA_MPA_FLAG_C : 0) |
 		    (reject ? SOFTRDMA_MPA_FLAG_R : 0) |
 		    (cep->enhanced ? SOFTRDMA_MPA_FLAG_E : 0);
+	if (cep->ext && !reject)
+		rr->flags |= reply ? SOFTRDMA_MPA_FLAG_EXT_ACCEPT :
+			     SOFTRDMA_MPA_FLAG_EXT_OFFER;
 	rr->rev = cep->mpa_rev;
 	rr->pd_len = htons(v2len + pdlen);
 	if (cep->enhanced) {
@@ -342,6 +345,8 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 	/* M asks for markers in the direction towards its sender. */
 	cep->tx_markers = rr->flags & SOFTRDMA_MPA_FLAG_M;
 	cep->rx_markers = softrdma_iw_mpa_markers;
+	cep->ext = (rr->flags & SOFTRDMA_MPA_FLAG_EXT_OFFER) &&
+		   softrdma_iw_rdmap_ext;
 	softrdma_cep_parse_v2(cep, &pd, &pdlen, &peer_ird, &peer_ord,
 			      &ctl_ird, &ctl_ord);
 	if (cep->enhanced && pdlen > SOFTRDMA_MPA_MAX_PD - 4)
@@ -415,6 +420,8 @@ static void softrdma_cep_proc_rep(struct softrdma_cep *cep)
 	}
 	cep->crc = rr->flags & SOFTRDMA_MPA_FLAG_C;
 	cep->tx_markers = rr->flags & SOFTRDMA_MPA_FLAG_M;
+	/* Our offer's echo is no answer: only the accept bit is. */
+	cep->ext = cep->ext && (rr->flags & SOFTRDMA_MPA_FLAG_EXT_ACCEPT);
 	cep->ord = min_t(u16, cep->ord, peer_ird);
 	if (cep->p2p && !(ctl_ird & SOFTRDMA_MPA_V2_P2P))
 		cep->p2p = false;
@@ -604,6 +611,7 @@ int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->crc = softrdma_iw_mpa_crc;
 	cep->rx_markers = softrdma_iw_mpa_markers;
 	cep->p2p = softrdma_iw_p2p;
+	cep->ext = softrdma_iw_rdmap_ext;
 	cep->ird = min_t(u32, param->ird, SOFTRDMA_MAX_RD_ATOMIC);
 	cep->ord = min_t(u32, param->ord, SOFTRDMA_MAX_RD_ATOMIC);
 	cep->qp = qp;

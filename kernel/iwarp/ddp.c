@@ -63,13 +63,14 @@ static bool softrdma_term_set(struct softrdma_term_cause *t, u8 layer,
  * softrdma_ddp_hdr_check - check a received ULPDU's DDP and RDMAP headers
  * @u: the ULPDU
  * @ulen: its length
+ * @qn_num: the untagged queues in use: 3 (RFC 5040), 5 with RFC 7306
  * @t: the Terminate's cause, when it fails
  *
  * The versions, the header's length and an untagged segment's queue number.
  *
  * Return: true if the ULPDU may go on to its queue or buffer.
  */
-bool softrdma_ddp_hdr_check(const u8 *u, u32 ulen,
+bool softrdma_ddp_hdr_check(const u8 *u, u32 ulen, u32 qn_num,
 			    struct softrdma_term_cause *t)
 {
 	bool tagged = u[0] & SOFTRDMA_DDP_T;
@@ -88,7 +89,7 @@ bool softrdma_ddp_hdr_check(const u8 *u, u32 ulen,
 					 TERM_RDMAP_VERSION);
 	if (!tagged &&
 	    get_unaligned_be32(u + offsetof(struct softrdma_ddp_untagged, qn)) >=
-	    SOFTRDMA_QN_NUM)
+	    qn_num)
 		return softrdma_term_set(t, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 					 TERM_DDP_U_QN);
 	return true;

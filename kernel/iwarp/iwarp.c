@@ -22,6 +22,10 @@ bool softrdma_iw_p2p;
 module_param_named(peer_to_peer, softrdma_iw_p2p, bool, 0644);
 MODULE_PARM_DESC(peer_to_peer, "iWARP: ask for RFC 6581 peer-to-peer mode (an RTR) as initiator");
 
+bool softrdma_iw_rdmap_ext = true;
+module_param_named(rdmap_ext, softrdma_iw_rdmap_ext, bool, 0644);
+MODULE_PARM_DESC(rdmap_ext, "iWARP: offer and accept RFC 7306 atomics and immediate data (default: yes)");
+
 struct workqueue_struct *softrdma_iw_wq;
 
 static int softrdma_iwarp_port_immutable(struct ib_device *ibdev, u32 port,
@@ -159,6 +163,10 @@ const struct ib_device_ops softrdma_iwarp_ops = {
 	.iw_reject = softrdma_iw_reject,
 	.iw_create_listen = softrdma_iw_create_listen,
 	.iw_destroy_listen = softrdma_iw_destroy_listen,
+	.alloc_mw = softrdma_alloc_mw,
+	.dealloc_mw = softrdma_dealloc_mw,
+
+	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
 };
 
 int softrdma_iwarp_init(void)

@@ -23,6 +23,15 @@
 #define SOFTRDMA_MPA_FLAG_C	0x40	/* CRC */
 #define SOFTRDMA_MPA_FLAG_R	0x20	/* reject */
 #define SOFTRDMA_MPA_FLAG_E	0x10	/* enhanced (revision 2) */
+/*
+ * RFC 7306 extensions (atomics, immediate data), negotiated in two of the
+ * flags RFC 5044 reserves (zero on send, ignored on receive): the initiator
+ * offers them in its request, a responder that takes them sets the other
+ * bit in its reply. Two bits, not one echoed: siw answers with the flags
+ * of the request it got (and uses 0x08 itself, for GSO).
+ */
+#define SOFTRDMA_MPA_FLAG_EXT_OFFER	0x04	/* request */
+#define SOFTRDMA_MPA_FLAG_EXT_ACCEPT	0x02	/* reply */
 #define SOFTRDMA_MPA_MAX_PD	512
 
 struct softrdma_mpa_rr {
@@ -65,13 +74,22 @@ enum softrdma_rdmap_op {
 	RDMAP_SEND_SE = 5,
 	RDMAP_SEND_SE_INV = 6,
 	RDMAP_TERMINATE = 7,
+	/* RFC 7306 */
+	RDMAP_ATOMIC_REQ = 10,
+	RDMAP_ATOMIC_RESP = 11,
+	RDMAP_IMM = 12,
+	RDMAP_IMM_SE = 13,
 };
+
+#define RDMAP_FIRST_EXT		8	/* opcodes from here on: RFC 7306 */
 
 /* Untagged queue numbers (RFC 5040 5.1). */
 enum {
 	SOFTRDMA_QN_SEND = 0,
 	SOFTRDMA_QN_READ = 1,
 	SOFTRDMA_QN_TERM = 2,
+	SOFTRDMA_QN_AREQ = 3,		/* RFC 7306 Atomic Requests */
+	SOFTRDMA_QN_ARESP = 4,		/* RFC 7306 Atomic Responses */
 	SOFTRDMA_QN_NUM
 };
 
@@ -100,6 +118,39 @@ struct softrdma_rdmap_rreq {
 	__be64 src_to;
 } __packed;
 
+/* RFC 7306 Atomic Request and Response payloads. */
+struct softrdma_rdmap_areq {
+	__be32 opcode;		/* reserved(31:4) atomic opcode(3:0) */
+	__be32 req_id;
+	__be32 stag;
+	__be64 to;
+	__be64 swap_add;
+	__be64 swap_add_mask;
+	__be64 compare;
+	__be64 compare_mask;
+} __packed;
+
+struct softrdma_rdmap_aresp {
+	__be32 req_id;
+	__be64 orig;
+} __packed;
+
+#define SOFTRDMA_ATOMIC_FETCH_ADD	0
+#define SOFTRDMA_ATOMIC_CMP_SWAP	2
+
+/*
+ * RFC 7306 Immediate Data: 8 bytes for the ULP, which is us. The verbs'
+ * 32-bit immediate goes first; the second word tells what it belongs to:
+ * the Send that follows (SOFTRDMA_IMM_SEND), or else the byte count of the
+ * RDMA Write it follows.
+ */
+struct softrdma_rdmap_imm {
+	__be32 imm;
+	__be32 info;
+} __packed;
+
+#define SOFTRDMA_IMM_SEND	0x80000000
+
 /* Terminate control (RFC 5040 4.8): layer, type, code, header flags. */
 struct softrdma_rdmap_term {
 	u8 layer_type;		/* layer(7:4) etype(3:0) */
@@ -121,11 +172,17 @@ struct softrdma_term_cause {
 #define SOFTRDMA_TAGGED_LEN	14
 #define SOFTRDMA_UNTAGGED_LEN	18
 #define SOFTRDMA_RREQ_LEN	28
+#define SOFTRDMA_AREQ_LEN	52
+#define SOFTRDMA_ARESP_LEN	12
+#define SOFTRDMA_IMM_LEN	8
 
 static_assert(sizeof(struct softrdma_ddp_tagged) == SOFTRDMA_TAGGED_LEN);
 static_assert(sizeof(struct softrdma_ddp_untagged) == SOFTRDMA_UNTAGGED_LEN);
 static_assert(sizeof(struct softrdma_rdmap_rreq) == SOFTRDMA_RREQ_LEN);
 static_assert(sizeof(struct softrdma_rdmap_term) == 4);
+static_assert(sizeof(struct softrdma_rdmap_areq) == SOFTRDMA_AREQ_LEN);
+static_assert(sizeof(struct softrdma_rdmap_aresp) == SOFTRDMA_ARESP_LEN);
+static_assert(sizeof(struct softrdma_rdmap_imm) == SOFTRDMA_IMM_LEN);
 
 /* Terminate layers, types and codes (RFC 5040 4.8, RFC 5041 7, RFC 5044). */
 enum {
@@ -234,6 +291,7 @@ struct softrdma_cep {
 	bool tx_markers;		/* the peer asked for markers (M) */
 	bool rx_markers;		/* we asked for markers */
 	bool p2p;
+	bool ext;			/* RFC 7306 offered, then agreed */
 	u16 rtr;			/* the RTR kind agreed (ord flags) */
 	u16 ird;
 	u16 ord;
@@ -241,8 +299,11 @@ struct softrdma_cep {
 	u8 mpa[sizeof(struct softrdma_mpa_rr) + SOFTRDMA_MPA_MAX_PD];
 };
 
-/* An RDMA Read Request the responder still has to answer. */
+/* An RDMA Read Request (or an atomic) the responder still has to answer. */
 struct softrdma_iw_rresp {
+	bool atomic;			/* an Atomic Response: req_id, orig */
+	u32 req_id;
+	u64 orig;
 	u32 sink_stag;
 	u64 sink_to;
 	u32 len;
@@ -262,6 +323,9 @@ struct softrdma_iw_qp {
 	bool rx_markers;
 	u32 tx_soff;			/* FPDU stream offsets, for markers */
 	u32 rx_soff;
+	bool ext;			/* RFC 7306 agreed with the peer */
+	bool imm_due;			/* a Send with Immediate Data comes */
+	__be32 imm;			/* its immediate */
 	bool rtr_due;			/* the passive side waits for the RTR */
 	u32 mulpdu;			/* ULPDU bytes per FPDU */
 	u32 tx_msn[SOFTRDMA_QN_NUM];	/* next MSN per queue */
@@ -271,7 +335,7 @@ struct softrdma_iw_qp {
 	u32 irq_size;
 	u32 irq_head;
 	u32 irq_tail;
-	/* Our reads in flight (ORD): their SQ indices, oldest first. */
+	/* Our reads and atomics in flight (ORD): SQ indices, oldest first. */
 	u32 *orq;
 	u32 orq_size;
 	u32 orq_head;
@@ -343,7 +407,7 @@ void softrdma_ddp_tagged_fill(struct softrdma_ddp_tagged *h, u8 op,
 void softrdma_ddp_untagged_fill(struct softrdma_ddp_untagged *h, u8 op,
 				bool last, u32 qn, u32 msn, u32 mo,
 				u32 inv_stag);
-bool softrdma_ddp_hdr_check(const u8 *u, u32 ulen,
+bool softrdma_ddp_hdr_check(const u8 *u, u32 ulen, u32 qn_num,
 			    struct softrdma_term_cause *t);
 bool softrdma_ddp_seq_check(u32 msn, u32 mo, u32 want_msn, u32 want_mo,
 			    struct softrdma_term_cause *t);

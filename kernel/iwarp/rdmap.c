@@ -77,6 +77,46 @@ void softrdma_iw_qp_cleanup(struct softrdma_qp *qp)
 	qp->iw = NULL;
 }
 
+static bool softrdma_iw_is_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Operations answered by the peer, within our ORD: READs and atomics. */
+static bool softrdma_iw_is_rd_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_RDMA_READ || softrdma_iw_is_atomic(wr_opcode);
+}
+
+/*
+ * Work requests the requester carries out itself, with nothing to send:
+ * window binds, local invalidation and fast registration. They run in send
+ * queue order, once everything before them has completed.
+ */
+static bool softrdma_iw_is_local(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_LOCAL_INV || wr_opcode == IB_WR_REG_MR ||
+	       wr_opcode == IB_WR_BIND_MW;
+}
+
+/* Carry out the local operation @s. Return: its completion status. */
+static u32 softrdma_iw_local(struct softrdma_qp *qp, struct softrdma_swqe *s)
+{
+	u32 key = s->wqe.imm_data;
+	int ret;
+
+	if (s->wqe.opcode == IB_WR_REG_MR)
+		return softrdma_frmr_reg(qp, s->wqe.rkey, s->wqe.imm_data);
+	if (s->wqe.opcode == IB_WR_BIND_MW)
+		return softrdma_mw_bind(qp, &s->wqe);
+	if (softrdma_key_is_mw(key))
+		ret = softrdma_local_inv(qp, key);
+	else
+		ret = softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
+	return ret ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
+}
+
 /* Complete, in order, every WQE done from the oldest on. */
 static void softrdma_iw_advance(struct softrdma_qp *qp)
 {
@@ -158,6 +198,7 @@ static u32 softrdma_iw_take(struct softrdma_qp *qp, u32 idx)
 	struct softrdma_swqe *s = &qp->swqe[slot];
 	u8 *body = (u8 *)softrdma_ring_slot(&qp->sq, idx) +
 		   SOFTRDMA_SEND_WQE_HDR_SIZE;
+	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
 	u32 status;
 	u64 len;
 
@@ -170,8 +211,29 @@ static u32 softrdma_iw_take(struct softrdma_qp *qp, u32 idx)
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_READ:
 		break;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+	case IB_WR_BIND_MW:
+		return IB_WC_SUCCESS;
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		/* RFC 7306: only with a peer that agreed (cm.c). */
+		if (!qp->iw->ext)
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (!qp->iw->ext)
+			return IB_WC_LOC_QP_OP_ERR;
+		/* The original value lands in one local 8-byte buffer. */
+		if (s->wqe.flags & SOFTRDMA_WQE_INLINE || s->wqe.num_sge != 1)
+			return IB_WC_LOC_QP_OP_ERR;
+		memcpy(sge, body, sizeof(*sge));
+		if (sge->length < sizeof(u64))
+			return IB_WC_LOC_LEN_ERR;
+		s->len = sizeof(u64);
+		return IB_WC_SUCCESS;
 	default:
-		/* Immediate data and atomics (RFC 7306) are not offered yet. */
 		return IB_WC_LOC_QP_OP_ERR;
 	}
 	status = softrdma_swqe_copy_body(qp, slot, body, &len);
@@ -179,6 +241,9 @@ static u32 softrdma_iw_take(struct softrdma_qp *qp, u32 idx)
 		return status;
 	/* A DDP message's offsets and an RDMA Read's size are 32 bits. */
 	if (len > U32_MAX)
+		return IB_WC_LOC_LEN_ERR;
+	/* The Immediate Data message carries a Write's length in 31 bits. */
+	if (s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM && len >= SOFTRDMA_IMM_SEND)
 		return IB_WC_LOC_LEN_ERR;
 	s->len = len;
 	return IB_WC_SUCCESS;
@@ -201,6 +266,56 @@ static u32 softrdma_iw_seg_max(struct softrdma_iw_qp *iw, u32 hlen)
 	return iw->mulpdu - hlen;
 }
 
+/* An RFC 7306 Immediate Data message on the Send queue. */
+static int softrdma_iw_send_imm(struct softrdma_iw_qp *iw, struct socket *sock,
+				u8 op, u32 imm, u32 info, u32 msn)
+{
+	struct softrdma_ddp_untagged *h = (void *)(iw->txbuf + 2);
+	struct softrdma_rdmap_imm *m = (void *)(h + 1);
+
+	softrdma_ddp_untagged_fill(h, op, true, SOFTRDMA_QN_SEND, msn, 0, 0);
+	/* The WQE holds the immediate in network order already. */
+	memcpy(&m->imm, &imm, sizeof(m->imm));
+	m->info = htonl(info);
+	if (softrdma_iw_xmit(iw, sock, SOFTRDMA_UNTAGGED_LEN + sizeof(*m)))
+		return -EPIPE;
+	return 0;
+}
+
+/* An RFC 7306 Atomic Request for the WQE at @idx; its SQ index names it. */
+static int softrdma_iw_send_areq(struct softrdma_qp *qp, struct socket *sock,
+				 u32 idx, u32 msn)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_swqe *s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+	struct softrdma_ddp_untagged *h = (void *)(iw->txbuf + 2);
+	struct softrdma_rdmap_areq *a = (void *)(h + 1);
+
+	softrdma_ddp_untagged_fill(h, RDMAP_ATOMIC_REQ, true, SOFTRDMA_QN_AREQ,
+				   msn, 0, 0);
+	a->req_id = htonl(idx);
+	a->stag = htonl(s->wqe.rkey);
+	a->to = cpu_to_be64(s->wqe.remote_addr);
+	if (s->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+		/* Every bit compared, every bit swapped. */
+		a->opcode = htonl(SOFTRDMA_ATOMIC_CMP_SWAP);
+		a->swap_add = cpu_to_be64(s->wqe.swap);
+		a->swap_add_mask = cpu_to_be64(U64_MAX);
+		a->compare = cpu_to_be64(s->wqe.compare_add);
+		a->compare_mask = cpu_to_be64(U64_MAX);
+	} else {
+		/* A plain add: no field boundaries in the mask. */
+		a->opcode = htonl(SOFTRDMA_ATOMIC_FETCH_ADD);
+		a->swap_add = cpu_to_be64(s->wqe.compare_add);
+		a->swap_add_mask = 0;
+		a->compare = 0;
+		a->compare_mask = 0;
+	}
+	if (softrdma_iw_xmit(iw, sock, SOFTRDMA_UNTAGGED_LEN + sizeof(*a)))
+		return -EPIPE;
+	return 0;
+}
+
 /* Send the WQE at @idx (its kernel copy). Return: 0 or -errno. */
 static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 				u32 idx, u32 msn)
@@ -209,11 +324,24 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 	u32 slot = idx & (qp->sq.num_slots - 1);
 	struct softrdma_swqe *s = &qp->swqe[slot];
 	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
-	bool tagged = s->wqe.opcode == IB_WR_RDMA_WRITE;
+	bool tagged = s->wqe.opcode == IB_WR_RDMA_WRITE ||
+		      s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 	u32 hlen = tagged ? SOFTRDMA_TAGGED_LEN : SOFTRDMA_UNTAGGED_LEN;
+	bool se = s->wqe.flags & SOFTRDMA_WQE_SOLICITED;
 	u8 *u = iw->txbuf + 2;
 	u32 off = 0, op;
 	int err;
+
+	if (softrdma_iw_is_atomic(s->wqe.opcode))
+		return softrdma_iw_send_areq(qp, sock, idx, msn);
+	if (s->wqe.opcode == IB_WR_SEND_WITH_IMM) {
+		/* The immediate goes first, then the Send it belongs to. */
+		err = softrdma_iw_send_imm(iw, sock, RDMAP_IMM,
+					   s->wqe.imm_data, SOFTRDMA_IMM_SEND,
+					   msn++);
+		if (err)
+			return err;
+	}
 
 	if (s->wqe.opcode == IB_WR_RDMA_READ) {
 		struct softrdma_ddp_untagged *h = (void *)u;
@@ -233,8 +361,6 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 	if (tagged) {
 		op = RDMAP_WRITE;
 	} else {
-		bool se = s->wqe.flags & SOFTRDMA_WQE_SOLICITED;
-
 		if (s->wqe.opcode == IB_WR_SEND_WITH_INV)
 			op = se ? RDMAP_SEND_SE_INV : RDMAP_SEND_INV;
 		else
@@ -269,12 +395,17 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 			return -EPIPE;
 		off += n;
 	} while (off < s->len);
+	if (s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+		/* After the data it announces, with the Write's length. */
+		return softrdma_iw_send_imm(iw, sock, se ? RDMAP_IMM_SE : RDMAP_IMM,
+					    s->wqe.imm_data, s->len, msn);
+	}
 	return 0;
 }
 
 /* Answer an RDMA Read Request: tagged Read Response segments. */
 static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
-				  const struct softrdma_iw_rresp *rr)
+				  const struct softrdma_iw_rresp *rr, u32 msn)
 {
 	struct softrdma_iw_qp *iw = qp->iw;
 	u32 hlen = SOFTRDMA_TAGGED_LEN, off = 0;
@@ -282,11 +413,22 @@ static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
 	u8 *u = iw->txbuf + 2;
 	int err;
 
+	if (rr->atomic) {
+		struct softrdma_ddp_untagged *h = (void *)u;
+		struct softrdma_rdmap_aresp *a = (void *)(h + 1);
+
+		softrdma_ddp_untagged_fill(h, RDMAP_ATOMIC_RESP, true,
+					   SOFTRDMA_QN_ARESP, msn, 0, 0);
+		a->req_id = htonl(rr->req_id);
+		a->orig = cpu_to_be64(rr->orig);
+		if (softrdma_iw_xmit(iw, sock, SOFTRDMA_UNTAGGED_LEN + sizeof(*a)))
+			return -EPIPE;
+		return 0;
+	}
 	if (rr->len) {
 		/* Checked on arrival; held now for the copy. */
-		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, rr->src_stag,
-				     rr->src_to, rr->len, IB_ACCESS_REMOTE_READ,
-				     &err);
+		mr = softrdma_rkey_get(qp, rr->src_stag, rr->src_to, rr->len,
+				       IB_ACCESS_REMOTE_READ, &err);
 		if (!mr)
 			return err;
 	}
@@ -354,12 +496,16 @@ static bool softrdma_iw_may_send(struct softrdma_qp *qp, u32 idx)
 	const struct softrdma_send_wqe *w = softrdma_ring_slot(&qp->sq, idx);
 	struct softrdma_iw_qp *iw = qp->iw;
 	u32 reads = iw->orq_tail - iw->orq_head;
+	u32 op = READ_ONCE(w->opcode);
 
+	/* A local operation waits for everything before it to complete. */
+	if (softrdma_iw_is_local(op))
+		return qp->req.comp_idx == idx;
 	if (!reads)
 		return true;
 	if (READ_ONCE(w->flags) & SOFTRDMA_WQE_FENCE)
 		return false;
-	return READ_ONCE(w->opcode) != IB_WR_RDMA_READ ||
+	return !softrdma_iw_is_rd_atomic(op) ||
 	       reads < clamp_t(u32, qp->attrs.max_rd_atomic, 1, iw->orq_size);
 }
 
@@ -371,6 +517,7 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 
 	for (;;) {
 		struct softrdma_iw_rresp rr;
+		struct softrdma_swqe *s;
 		struct socket *sock;
 		u32 idx, prod, status, msn = 0;
 		bool read;
@@ -399,8 +546,10 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 		if (iw->irq_head != iw->irq_tail) {
 			rr = iw->irq[iw->irq_head % iw->irq_size];
 			iw->irq_head++;
+			if (rr.atomic)
+				msn = iw->tx_msn[SOFTRDMA_QN_ARESP]++;
 			spin_unlock_bh(&qp->lock);
-			err = softrdma_iw_send_rresp(qp, sock, &rr);
+			err = softrdma_iw_send_rresp(qp, sock, &rr, msn);
 			if (err == -EPIPE) {
 				softrdma_iw_conn_lost(qp, false);
 				return;
@@ -443,14 +592,35 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 			softrdma_iw_conn_lost(qp, false);
 			return;
 		}
-		read = qp->swqe[idx & (qp->sq.num_slots - 1)].wqe.opcode ==
-		       IB_WR_RDMA_READ;
+		s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+		if (softrdma_iw_is_local(s->wqe.opcode)) {
+			status = softrdma_iw_local(qp, s);
+			if (status != IB_WC_SUCCESS) {
+				softrdma_sq_complete(qp, idx, status);
+				qp->req.comp_idx = idx + 1;
+				softrdma_iw_qp_fail(qp);
+				spin_unlock_bh(&qp->lock);
+				softrdma_iw_conn_lost(qp, false);
+				return;
+			}
+			s->done = true;
+			softrdma_iw_advance(qp);
+			spin_unlock_bh(&qp->lock);
+			continue;
+		}
+		read = softrdma_iw_is_rd_atomic(s->wqe.opcode);
 		if (read) {
 			iw->orq[iw->orq_tail % iw->orq_size] = idx;
 			iw->orq_tail++;
-			msn = iw->tx_msn[SOFTRDMA_QN_READ]++;
-		} else if (qp->swqe[idx & (qp->sq.num_slots - 1)].wqe.opcode !=
-			   IB_WR_RDMA_WRITE) {
+			msn = s->wqe.opcode == IB_WR_RDMA_READ ?
+			      iw->tx_msn[SOFTRDMA_QN_READ]++ :
+			      iw->tx_msn[SOFTRDMA_QN_AREQ]++;
+		} else if (s->wqe.opcode == IB_WR_SEND_WITH_IMM) {
+			/* Immediate Data, then the Send: two messages. */
+			msn = iw->tx_msn[SOFTRDMA_QN_SEND];
+			iw->tx_msn[SOFTRDMA_QN_SEND] += 2;
+		} else if (s->wqe.opcode != IB_WR_RDMA_WRITE) {
+			/* A Send, or a Write's Immediate Data message. */
 			msn = iw->tx_msn[SOFTRDMA_QN_SEND]++;
 		}
 		spin_unlock_bh(&qp->lock);
@@ -536,8 +706,7 @@ static void softrdma_iw_rx_write(struct softrdma_qp *qp, u32 stag, u64 to,
 				      TERM_RDMAP_PROTECTION, TERM_RDMAP_ACCESS);
 		return;
 	}
-	mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, stag, to, n,
-			     IB_ACCESS_REMOTE_WRITE, &err);
+	mr = softrdma_rkey_get(qp, stag, to, n, IB_ACCESS_REMOTE_WRITE, &err);
 	if (!mr) {
 		softrdma_iw_tagged_error(qp, err);
 		return;
@@ -563,6 +732,12 @@ static void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to,
 	idx = iw->orq[iw->orq_head % iw->orq_size];
 	slot = idx & (qp->sq.num_slots - 1);
 	s = &qp->swqe[slot];
+	if (s->wqe.opcode != IB_WR_RDMA_READ) {
+		/* An atomic is answered first. */
+		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
+				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
+		return;
+	}
 	sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
 	off = to - (s->wqe.num_sge ? sge[0].addr : 0);
 	if (stag != (s->wqe.num_sge ? sge[0].lkey : 0)) {
@@ -607,14 +782,78 @@ static void softrdma_iw_complete_recv(struct softrdma_qp *qp, u32 status,
 	softrdma_recv_complete(qp, &cqe, solicited);
 }
 
+/*
+ * RFC 7306 Immediate Data: either the immediate of the Send that follows,
+ * kept for it, or that of the RDMA Write before it, which consumes a
+ * receive of its own.
+ */
+static void softrdma_iw_rx_imm(struct softrdma_qp *qp, u8 op, bool last,
+			       u32 msn, u32 mo, u8 *p, u32 n)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_rdmap_imm m;
+	struct softrdma_cqe cqe = {};
+	u32 info;
+
+	if (msn != iw->rx_msn[SOFTRDMA_QN_SEND] || qp->resp.in_recv) {
+		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				      TERM_DDP_U_MSN_RANGE);
+		return;
+	}
+	if (!last || mo || n != sizeof(m)) {
+		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				      TERM_DDP_U_TOO_LONG);
+		return;
+	}
+	memcpy(&m, p, sizeof(m));
+	info = ntohl(m.info);
+	if (info & SOFTRDMA_IMM_SEND) {
+		if (iw->imm_due) {
+			softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
+					      TERM_RDMAP_OPERATION,
+					      TERM_RDMAP_OPCODE);
+			return;
+		}
+		iw->rx_msn[SOFTRDMA_QN_SEND]++;
+		iw->imm_due = true;
+		iw->imm = m.imm;
+		return;
+	}
+	if (!softrdma_recv_take(qp)) {
+		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				      TERM_DDP_U_NO_BUFFER);
+		return;
+	}
+	iw->rx_msn[SOFTRDMA_QN_SEND]++;
+	cqe.status = IB_WC_SUCCESS;
+	cqe.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+	cqe.byte_len = info;
+	cqe.flags = SOFTRDMA_CQE_WITH_IMM;
+	memcpy(&cqe.imm_data, &m.imm, sizeof(cqe.imm_data));
+	softrdma_recv_complete(qp, &cqe, op == RDMAP_IMM_SE);
+}
+
+/* Remote invalidation of @key (Send with Invalidate). Return: 0 or -errno. */
+static int softrdma_iw_rinv(struct softrdma_qp *qp, u32 key)
+{
+	if (softrdma_key_is_mw(key))
+		return softrdma_mw_invalidate(qp, key, true);
+	return softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
+}
+
 static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
-				u32 msn, u32 mo, u8 *p, u32 n)
+				u32 inv_stag, u32 msn, u32 mo, u8 *p, u32 n)
 {
 	struct softrdma_iw_qp *iw = qp->iw;
 	bool inv = op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV;
 	bool se = op == RDMAP_SEND_SE || op == RDMAP_SEND_SE_INV;
 	struct softrdma_term_cause tc;
+	struct softrdma_cqe cqe = {};
 
+	if (op == RDMAP_IMM || op == RDMAP_IMM_SE) {
+		softrdma_iw_rx_imm(qp, op, last, msn, mo, p, n);
+		return;
+	}
 	if (op != RDMAP_SEND && op != RDMAP_SEND_SE && !inv) {
 		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
 				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
@@ -647,19 +886,32 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 	if (!last)
 		return;
 	iw->rx_msn[SOFTRDMA_QN_SEND]++;
+	cqe.status = IB_WC_SUCCESS;
+	cqe.opcode = IB_WC_RECV;
+	cqe.byte_len = qp->resp.roff;
 	if (inv) {
 		/*
-		 * Only memory windows and fast-registration MRs may be
-		 * invalidated remotely, and this device has neither yet.
+		 * Only type 2 windows bound through this QP and
+		 * fast-registration MRs of its PD may be invalidated remotely
+		 * (RFC 5040 6.10).
 		 */
-		softrdma_iw_complete_recv(qp, IB_WC_REM_INV_REQ_ERR,
-					  qp->resp.roff, false);
-		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
-				      TERM_RDMAP_PROTECTION,
-				      TERM_RDMAP_CANT_INVALIDATE);
-		return;
+		if (softrdma_iw_rinv(qp, inv_stag)) {
+			softrdma_iw_complete_recv(qp, IB_WC_REM_INV_REQ_ERR,
+						  qp->resp.roff, false);
+			softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
+					      TERM_RDMAP_PROTECTION,
+					      TERM_RDMAP_CANT_INVALIDATE);
+			return;
+		}
+		cqe.flags = SOFTRDMA_CQE_WITH_INV;
+		cqe.imm_data = inv_stag;
+	} else if (iw->imm_due) {
+		/* A Send with Immediate Data: its immediate came first. */
+		iw->imm_due = false;
+		cqe.flags = SOFTRDMA_CQE_WITH_IMM;
+		memcpy(&cqe.imm_data, &iw->imm, sizeof(cqe.imm_data));
 	}
-	softrdma_iw_complete_recv(qp, IB_WC_SUCCESS, qp->resp.roff, se);
+	softrdma_recv_complete(qp, &cqe, se);
 }
 
 static void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last,
@@ -707,10 +959,9 @@ static void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last,
 					      TERM_RDMAP_ACCESS);
 			return;
 		}
-		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd,
-				     ntohl(req.src_stag),
-				     be64_to_cpu(req.src_to), ntohl(req.len),
-				     IB_ACCESS_REMOTE_READ, &err);
+		mr = softrdma_rkey_get(qp, ntohl(req.src_stag),
+				       be64_to_cpu(req.src_to), ntohl(req.len),
+				       IB_ACCESS_REMOTE_READ, &err);
 		if (!mr) {
 			softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
 					      TERM_RDMAP_PROTECTION,
@@ -724,12 +975,149 @@ static void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last,
 		softrdma_mr_put(mr);
 	}
 	rr = &iw->irq[iw->irq_tail % iw->irq_size];
+	rr->atomic = false;
 	rr->sink_stag = ntohl(req.sink_stag);
 	rr->sink_to = be64_to_cpu(req.sink_to);
 	rr->len = ntohl(req.len);
 	rr->src_stag = ntohl(req.src_stag);
 	rr->src_to = be64_to_cpu(req.src_to);
 	iw->irq_tail++;
+	queue_work(softrdma_iw_wq, &iw->tx_work);
+}
+
+/* An RFC 7306 Atomic Request: carried out now, answered in IRD order. */
+static void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last,
+				u32 msn, u8 *p, u32 n)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_rdmap_areq a;
+	struct softrdma_iw_rresp *rr;
+	struct softrdma_mr *mr;
+	u32 ird, aop;
+	bool cmp;
+	u64 to, orig;
+	int err;
+
+	if (op != RDMAP_ATOMIC_REQ) {
+		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
+				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
+		return;
+	}
+	if (msn != iw->rx_msn[SOFTRDMA_QN_AREQ]) {
+		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				      TERM_DDP_U_MSN_RANGE);
+		return;
+	}
+	if (!last || n != sizeof(a)) {
+		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				      TERM_DDP_U_TOO_LONG);
+		return;
+	}
+	/* Atomics and READs share the IRD. */
+	ird = clamp_t(u32, qp->attrs.max_dest_rd_atomic, 1, iw->irq_size);
+	if (iw->irq_tail - iw->irq_head >= ird) {
+		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				      TERM_DDP_U_NO_BUFFER);
+		return;
+	}
+	memcpy(&a, p, sizeof(a));
+	iw->rx_msn[SOFTRDMA_QN_AREQ]++;
+	aop = ntohl(a.opcode) & 0xf;
+	cmp = aop == SOFTRDMA_ATOMIC_CMP_SWAP;
+	/* Plain compare-and-swap and fetch-and-add only: no partial masks. */
+	if ((!cmp && aop != SOFTRDMA_ATOMIC_FETCH_ADD) ||
+	    (cmp && (a.swap_add_mask != cpu_to_be64(U64_MAX) ||
+		     a.compare_mask != cpu_to_be64(U64_MAX))) ||
+	    (!cmp && a.swap_add_mask)) {
+		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
+				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
+		return;
+	}
+	if (!(qp->attrs.access & IB_ACCESS_REMOTE_ATOMIC)) {
+		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
+				      TERM_RDMAP_PROTECTION, TERM_RDMAP_ACCESS);
+		return;
+	}
+	to = be64_to_cpu(a.to);
+	mr = (to & 7) ? NULL :
+	     softrdma_rkey_get(qp, ntohl(a.stag), to, sizeof(u64),
+			       IB_ACCESS_REMOTE_ATOMIC, &err);
+	if (to & 7)
+		err = -ERANGE;
+	if (mr) {
+		err = softrdma_mr_atomic(mr, to, cmp, be64_to_cpu(a.compare),
+					 be64_to_cpu(a.swap_add), &orig);
+		softrdma_mr_put(mr);
+		if (err)
+			err = -ERANGE;
+	}
+	if (!mr || err) {
+		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
+				      TERM_RDMAP_PROTECTION,
+				      err == -EACCES ? TERM_RDMAP_ACCESS :
+				      err == -ERANGE ? TERM_RDMAP_BOUNDS :
+				      TERM_RDMAP_INVALID_STAG);
+		return;
+	}
+	rr = &iw->irq[iw->irq_tail % iw->irq_size];
+	rr->atomic = true;
+	rr->req_id = ntohl(a.req_id);
+	rr->orig = orig;
+	iw->irq_tail++;
+	queue_work(softrdma_iw_wq, &iw->tx_work);
+}
+
+/* An RFC 7306 Atomic Response: for the oldest of our reads and atomics. */
+static void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last,
+				 u32 msn, u8 *p, u32 n)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_rdmap_aresp a;
+	struct softrdma_swqe *s;
+	u32 idx, slot;
+	u64 orig;
+
+	if (op != RDMAP_ATOMIC_RESP) {
+		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
+				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
+		return;
+	}
+	if (msn != iw->rx_msn[SOFTRDMA_QN_ARESP]) {
+		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				      TERM_DDP_U_MSN_RANGE);
+		return;
+	}
+	if (!last || n != sizeof(a)) {
+		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				      TERM_DDP_U_TOO_LONG);
+		return;
+	}
+	memcpy(&a, p, sizeof(a));
+	idx = iw->orq[iw->orq_head % iw->orq_size];
+	slot = idx & (qp->sq.num_slots - 1);
+	s = &qp->swqe[slot];
+	if (iw->orq_head == iw->orq_tail ||
+	    !softrdma_iw_is_atomic(s->wqe.opcode) || ntohl(a.req_id) != idx) {
+		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
+				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
+		return;
+	}
+	iw->rx_msn[SOFTRDMA_QN_ARESP]++;
+	orig = be64_to_cpu(a.orig);
+	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge, 1,
+			      0, &orig, sizeof(orig), true,
+			      IB_ACCESS_LOCAL_WRITE)) {
+		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_LOC_PROT_ERR);
+		qp->req.comp_idx++;
+		softrdma_iw_qp_fail(qp);
+		if (iw->cep)
+			softrdma_cep_close(iw->cep, false);
+		return;
+	}
+	iw->orq_head++;
+	s->done = true;
+	softrdma_iw_advance(qp);
+	/* An ORD slot is free: what waited for it may go. */
 	queue_work(softrdma_iw_wq, &iw->tx_work);
 }
 
@@ -789,9 +1177,16 @@ static void softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
 	last = u[0] & SOFTRDMA_DDP_L;
 	iw->rx_ulpdu = u;
 	iw->rx_ulen = ulen;
-	if (!softrdma_ddp_hdr_check(u, ulen, &tc)) {
+	if (!softrdma_ddp_hdr_check(u, ulen, iw->ext ? SOFTRDMA_QN_NUM :
+				    SOFTRDMA_QN_AREQ, &tc)) {
 		softrdma_iw_terminate(qp, tc.layer, tc.etype, tc.code);
 		iw->rx_ulpdu = NULL;
+		return;
+	}
+	/* RFC 7306 opcodes from a peer that did not agree to them. */
+	if (op >= RDMAP_FIRST_EXT && !iw->ext) {
+		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
+				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
 		return;
 	}
 	if (u[0] & SOFTRDMA_DDP_T) {
@@ -819,8 +1214,18 @@ static void softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
 		n = ulen - SOFTRDMA_UNTAGGED_LEN;
 		switch (ntohl(h.qn)) {
 		case SOFTRDMA_QN_SEND:
-			softrdma_iw_rx_send(qp, op, last, ntohl(h.msn),
-					    ntohl(h.mo), p, n);
+			softrdma_iw_rx_send(qp, op, last, ntohl(h.inv_stag),
+					    ntohl(h.msn), ntohl(h.mo), p, n);
+			break;
+		case SOFTRDMA_QN_AREQ:
+			if (!iw->ext)
+				goto bad_qn;
+			softrdma_iw_rx_areq(qp, op, last, ntohl(h.msn), p, n);
+			break;
+		case SOFTRDMA_QN_ARESP:
+			if (!iw->ext)
+				goto bad_qn;
+			softrdma_iw_rx_aresp(qp, op, last, ntohl(h.msn), p, n);
 			break;
 		case SOFTRDMA_QN_READ:
 			softrdma_iw_rx_rreq(qp, op, last, ntohl(h.msn), p, n);
@@ -829,6 +1234,7 @@ static void softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
 			softrdma_iw_rx_term(qp, p, n);
 			break;
 		default:
+bad_qn:
 			softrdma_iw_terminate(qp, TERM_LAYER_DDP,
 					      TERM_DDP_UNTAGGED, TERM_DDP_U_QN);
 			break;
@@ -909,7 +1315,7 @@ int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep)
 {
 	struct softrdma_iw_qp *iw = qp->iw;
 	u32 mss = tcp_sk(cep->sock->sk)->mss_cache;
-	int ret = 0;
+	int ret = 0, i;
 
 	mutex_lock(&qp->state_lock);
 	spin_lock_bh(&qp->lock);
@@ -925,12 +1331,12 @@ int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep)
 	iw->rx_markers = cep->rx_markers;
 	/* FPDUs as large as a segment (RFC 5044 8): length, pad, CRC. */
 	iw->mulpdu = softrdma_mpa_mulpdu(mss, iw->tx_markers);
-	iw->tx_msn[SOFTRDMA_QN_SEND] = 1;
-	iw->tx_msn[SOFTRDMA_QN_READ] = 1;
-	iw->tx_msn[SOFTRDMA_QN_TERM] = 1;
-	iw->rx_msn[SOFTRDMA_QN_SEND] = 1;
-	iw->rx_msn[SOFTRDMA_QN_READ] = 1;
-	iw->rx_msn[SOFTRDMA_QN_TERM] = 1;
+	for (i = 0; i < SOFTRDMA_QN_NUM; i++) {
+		iw->tx_msn[i] = 1;
+		iw->rx_msn[i] = 1;
+	}
+	iw->ext = cep->ext;
+	iw->imm_due = false;
 	iw->irq_head = 0;
 	iw->irq_tail = 0;
 	iw->orq_head = 0;
@@ -949,6 +1355,9 @@ int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep)
 	 * an initiator's QP reached INIT before its cm_id existed, without.
 	 */
 	qp->attrs.access |= IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
+	/* Likewise atomics, when the peer agreed to them (RFC 7306). */
+	if (iw->ext)
+		qp->attrs.access |= IB_ACCESS_REMOTE_ATOMIC;
 	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
 	qp->req.comp_idx = qp->req.send_idx;
 	qp->resp.in_recv = false;

@@ -1071,8 +1071,10 @@ static void ddp_untagged_segments_test(struct kunit *test)
 								  true, true), 0);
 			soff += wl;
 			KUNIT_ASSERT_LE(test, rl, mulpdu);
-			KUNIT_ASSERT_TRUE(test, softrdma_ddp_hdr_check(f + 2, rl,
-								       &tc));
+			KUNIT_ASSERT_TRUE(test,
+					  softrdma_ddp_hdr_check(f + 2, rl,
+								 SOFTRDMA_QN_AREQ,
+								 &tc));
 			memcpy(&h, f + 2, sizeof(h));
 			KUNIT_EXPECT_EQ(test, ntohl(h.qn), SOFTRDMA_QN_SEND);
 			KUNIT_EXPECT_EQ(test, ntohl(h.msn), msn);
@@ -1152,29 +1154,44 @@ static void ddp_checks_terminate_test(struct kunit *test)
 	} while (0)
 	softrdma_ddp_untagged_fill(&u, RDMAP_SEND, true, SOFTRDMA_QN_SEND, 1,
 				   0, 0);
-	KUNIT_EXPECT_TRUE(test, softrdma_ddp_hdr_check((u8 *)&u, 18, &tc));
+	KUNIT_EXPECT_TRUE(test, softrdma_ddp_hdr_check((u8 *)&u, 18,
+						       SOFTRDMA_QN_AREQ, &tc));
 	/* Queue number 3 and up: DDP, untagged buffer, invalid QN. */
 	u.qn = htonl(3);
-	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&u, 18, &tc));
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&u, 18,
+							SOFTRDMA_QN_AREQ, &tc));
+	EXPECT_CAUSE(1, 2, 0x01);
+	/* With RFC 7306 agreed, queues 3 and 4 exist, 5 does not. */
+	KUNIT_EXPECT_TRUE(test, softrdma_ddp_hdr_check((u8 *)&u, 18,
+						       SOFTRDMA_QN_NUM, &tc));
+	u.qn = htonl(SOFTRDMA_QN_NUM);
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&u, 18,
+							SOFTRDMA_QN_NUM, &tc));
 	EXPECT_CAUSE(1, 2, 0x01);
 	u.qn = htonl(SOFTRDMA_QN_TERM);
-	KUNIT_EXPECT_TRUE(test, softrdma_ddp_hdr_check((u8 *)&u, 18, &tc));
+	KUNIT_EXPECT_TRUE(test, softrdma_ddp_hdr_check((u8 *)&u, 18,
+						       SOFTRDMA_QN_AREQ, &tc));
 	/* Too short for its header: LLP (MPA), invalid ULPDU length. */
-	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&u, 17, &tc));
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&u, 17,
+							SOFTRDMA_QN_AREQ, &tc));
 	EXPECT_CAUSE(2, 0, 0x04);
 	/* DDP version 0: untagged 0x06, tagged 0x04. */
 	u.ddp &= ~SOFTRDMA_DDP_DV_MASK;
-	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&u, 18, &tc));
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&u, 18,
+							SOFTRDMA_QN_AREQ, &tc));
 	EXPECT_CAUSE(1, 2, 0x06);
 	softrdma_ddp_tagged_fill(&t, RDMAP_WRITE, true, 1, 0);
-	KUNIT_EXPECT_TRUE(test, softrdma_ddp_hdr_check((u8 *)&t, 14, &tc));
+	KUNIT_EXPECT_TRUE(test, softrdma_ddp_hdr_check((u8 *)&t, 14,
+						       SOFTRDMA_QN_AREQ, &tc));
 	t.ddp = SOFTRDMA_DDP_T | 2;
-	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&t, 14, &tc));
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&t, 14,
+							SOFTRDMA_QN_AREQ, &tc));
 	EXPECT_CAUSE(1, 1, 0x04);
 	/* RDMAP version 2: RDMAP, remote operation, invalid version. */
 	softrdma_ddp_tagged_fill(&t, RDMAP_WRITE, true, 1, 0);
 	t.rdmap = 2 << 6 | RDMAP_WRITE;
-	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&t, 14, &tc));
+	KUNIT_EXPECT_FALSE(test, softrdma_ddp_hdr_check((u8 *)&t, 14,
+							SOFTRDMA_QN_AREQ, &tc));
 	EXPECT_CAUSE(0, 2, 0x05);
 	/* MSN out of range, then MO not where the message is. */
 	KUNIT_EXPECT_TRUE(test, softrdma_ddp_seq_check(5, 1000, 5, 1000, &tc));

@@ -306,6 +306,57 @@ test_interop_siw_rping() {
 	return $rc
 }
 
+IWEXT=$REPO/build/user/verbs_iwarp_ext
+
+# iwext_run SRV_NS CLI_NS SRV_IP SRV_MODE CLI_MODE: verbs_iwarp_ext's
+# server in SRV_NS ("-": the initial one), its client in CLI_NS; both
+# must pass every check.
+iwext_run() {
+	local sns=$1 cns=$2 ip=$3 smode=$4 cmode=$5 spre=() cpre=() srv rc=0
+	[ "$sns" = - ] || spre=(ip netns exec "$sns")
+	[ "$cns" = - ] || cpre=(ip netns exec "$cns")
+	"${spre[@]}" timeout 120 "$IWEXT" server "$ip" 7175 "$smode" >/tmp/iwext-srv.log 2>&1 &
+	srv=$!
+	wait_listen "$sns" 7175
+	"${cpre[@]}" timeout 120 "$IWEXT" client "$ip" 7175 "$cmode" >/tmp/iwext-cli.log 2>&1 ||
+		rc=1
+	wait $srv || rc=1
+	if [ $rc != 0 ]; then
+		echo "verbs_iwarp_ext $smode/$cmode, server $ip:"
+		grep -v '^ok ' /tmp/iwext-cli.log | sed 's/^/client: /'
+		grep -v '^ok ' /tmp/iwext-srv.log | sed 's/^/server: /'
+	fi
+	return $rc
+}
+
+# RFC 7306 atomics and immediate data, Send with Invalidate of a type 2
+# window, between softiwarp devices in both directions; then, with the
+# extensions switched off (rdmap_ext=0), they are refused locally.
+test_iwarp_ext() {
+	iwarp_pair
+	iwext_run b - 10.0.0.2 ext ext
+	iwext_run - b 10.0.0.1 ext ext
+	echo 0 >/sys/module/softrdma/parameters/rdmap_ext
+	iwext_run b - 10.0.0.2 noext noext
+}
+
+# Against siw (veth0, initial namespace; softiwarp on veth1 in b): our
+# offer is not taken (siw echoes the request's flags, never our accept
+# bit), so the extension opcodes fail locally; plain operations work.
+test_interop_siw_ext() {
+	modprobe siw
+	rdma link add siw0 type siw netdev veth0
+	ip netns exec b rdma link add si1 type softiwarp netdev veth1
+	local rc=0
+	# siw serves, softiwarp connects and tries every extension opcode.
+	iwext_run - b 10.0.0.1 noext noext || rc=1
+	# softiwarp serves, siw connects with plain operations only.
+	iwext_run b - 10.0.0.2 noext plain || rc=1
+	rdma link delete siw0
+	modprobe -r siw
+	return $rc
+}
+
 # perftest over rdma_cm (-R) between softiwarp on veth0 and on veth1 (b).
 # Not in ALL yet: perftest.sh passes -x 1 and an iWARP port has GID 0 only.
 test_perftest_iwarp() {
@@ -1011,7 +1062,7 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp rping_iwarp rping_iwarp_crc \
-rping_iwarp_markers interop_siw_rping interop_siw_markers \
+rping_iwarp_markers interop_siw_rping interop_siw_markers iwarp_ext interop_siw_ext \
 rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
 rc_atomics interop_rxe_atomics rc_mw interop_rxe_mw rc_srq srq_pingpong rc_sqd \
