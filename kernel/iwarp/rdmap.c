@@ -652,12 +652,16 @@ static void softrdma_iw_complete_recv(struct softrdma_qp *qp, u32 status,
 	cqe.opcode = IB_WC_RECV;
 	cqe.byte_len = byte_len;
 	cqe.qp_num = qp->ibqp.qp_num;
-	softrdma_cq_post(qp->rcq, &cqe, solicited);
+	/*
+	 * Free the slot before the completion shows: a consumer that reposts
+	 * as soon as it polls must find room (the WQE was copied already).
+	 */
 	if (!qp->ibqp.srq) {
 		/* Release: the provider may reuse the slot. */
 		smp_store_release(&qp->rq.hdr->consumer,
 				  qp->rq.hdr->consumer + 1);
 	}
+	softrdma_cq_post(qp->rcq, &cqe, solicited);
 	qp->resp.in_recv = false;
 }
 
