@@ -227,6 +227,14 @@ test_rping_iwarp() {
 	rping_run b - 10.0.0.2 200 4096
 }
 
+# For the debug kernel: a few pings each way, smallest and largest.
+test_rping_iwarp_short() {
+	iwarp_pair
+	rping_run b - 10.0.0.2 5 64
+	rping_run - b 10.0.0.1 5 65535
+	iwarp_gone
+}
+
 test_rping_iwarp_crc() {
 	modprobe softrdma mpa_crc=1 peer_to_peer=1
 	iwarp_pair
@@ -338,6 +346,10 @@ send_bw_up() {
 	ss -Htn state established '( dport = :18600 )' | grep -q .
 }
 
+exit_failed() {
+	[ "$exit_rc" != 0 ] || { echo "exited with 0"; cat /tmp/perf-*.log; return 1; }
+}
+
 # send_bw_flushed LOG SIDE: perftest failed with a flush error (status 5,
 # IBV_WC_WR_FLUSH_ERR) at SIDE.
 send_bw_flushed() {
@@ -367,13 +379,13 @@ test_iwarp_kill_peer() {
 	kill -KILL $cli
 	exits_within $srv 30
 	wait $cli || true
-	[ $exit_rc != 0 ]
+	exit_failed
 	send_bw_flushed /tmp/perf-srv.log server
 	send_bw_long
 	kill -KILL $srv
 	exits_within $cli 30
 	wait $srv || true
-	[ $exit_rc != 0 ]
+	exit_failed
 	send_bw_flushed /tmp/perf-cli.log client
 	iwarp_gone
 }
@@ -399,9 +411,9 @@ test_iwarp_reset() {
 	o=$(ip netns exec b ss -K src 10.0.0.2 sport = 18600 dst 10.0.0.1)
 	echo "$o" | grep -q ESTAB || { echo "no socket reset: $o"; return 1; }
 	exits_within $cli 30
-	[ $exit_rc != 0 ]
+	exit_failed
 	exits_within $srv 30
-	[ $exit_rc != 0 ]
+	exit_failed
 	send_bw_flushed /tmp/perf-cli.log client
 	send_bw_flushed /tmp/perf-srv.log server
 	iwarp_gone
@@ -1156,7 +1168,7 @@ interop_rxe_ipv6 wire_roce_ipv6 any_name rxe_keeps_its_provider port_taken_by_rx
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open kernel_qp"
 DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_mw rc_srq rc_loss_short bad_input \
-netdev_unregister add_delete_rmmod_cycles kernel_qp"
+netdev_unregister add_delete_rmmod_cycles kernel_qp rping_iwarp_short iwarp_kill_peer"
 
 reset
 if [ $# -gt 0 ]; then
