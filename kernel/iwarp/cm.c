@@ -412,7 +412,11 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 		return -EOPNOTSUPP;
 	}
 
-	mutex_lock(&listener->mutex);
+	/*
+	 * A child's mutex, then its listener's (accept_all: the other way
+	 * round, for a child nobody else sees yet).
+	 */
+	mutex_lock_nested(&listener->mutex, SINGLE_DEPTH_NESTING);
 	if (listener->state != CEP_LISTEN || !listener->cm_id) {
 		mutex_unlock(&listener->mutex);
 		return -ECONNREFUSED;
@@ -517,7 +521,7 @@ static void softrdma_cep_accept_all(struct softrdma_cep *listener)
 		}
 		kref_get(&listener->ref);
 		cep->listener = listener;
-		mutex_lock(&cep->mutex);
+		mutex_lock_nested(&cep->mutex, SINGLE_DEPTH_NESTING);
 		softrdma_cep_attach(cep, sock);
 		/* The child was cloned with the listener's callbacks. */
 		cep->old_data_ready = listener->old_data_ready;

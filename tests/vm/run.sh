@@ -357,6 +357,55 @@ send_bw_flushed() {
 	grep -q "Failed status 5: " "$1" || { echo "$1:"; cat "$1"; return 1; }
 }
 
+# A peer that connects over TCP and then says nothing: the active side's
+# connect fails as unreachable (ETIMEDOUT) once the MPA reply is overdue;
+# the passive side closes a connection whose MPA request never comes.
+test_iwarp_mpa_timeout() {
+	iwarp_pair
+	# A mute TCP server: accepts, never answers, reports EOF.
+	ip netns exec b python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.0.0.2", 7175)); s.listen(4)
+c, _ = s.accept()
+c.settimeout(60)
+try:
+    print("eof" if c.recv(4096) and c.recv(4096) == b"" else "data")
+except ConnectionResetError:
+    print("eof")
+' >/tmp/mute.out 2>&1 &
+	local mute=$!
+	wait_listen b 7175
+	rping -c -a 10.0.0.2 -p 7175 -C 1 -S 64 >/tmp/rping-cli.log 2>/tmp/rping-cli.err &
+	cli=$!
+	exits_within $cli 40
+	grep -q 'RDMA_CM_EVENT_UNREACHABLE, error -110' /tmp/rping-cli.err || {
+		cat /tmp/rping-cli.err
+		return 1
+	}
+	exits_within $mute 30
+	grep -q '^eof$' /tmp/mute.out || { cat /tmp/mute.out; return 1; }
+	# A mute client: connects to a softiwarp listener, sends nothing.
+	ip netns exec b rping -s -a 10.0.0.2 -p 7174 -C 1 -S 64 \
+		>/tmp/rping-srv.log 2>/tmp/rping-srv.err &
+	srv=$!
+	wait_listen b 7174
+	python3 -c '
+import socket
+c = socket.create_connection(("10.0.0.2", 7174))
+c.settimeout(60)
+try:
+    print("eof" if c.recv(4096) == b"" else "data")
+except ConnectionResetError:
+    print("eof")
+' >/tmp/mute.out 2>&1
+	grep -q '^eof$' /tmp/mute.out || { cat /tmp/mute.out; return 1; }
+	kill $srv
+	wait $srv || true
+	iwarp_gone
+}
+
 # Abortive close by peer death: kill -9 one side of a running rping and of
 # a running ib_send_bw; the other side ends in bounded time (rping sees the
 # disconnect, perftest a flushed work request), and nothing is left.
@@ -1157,7 +1206,7 @@ kunit() {
 }
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp rping_iwarp rping_iwarp_crc \
-iwarp_kill_peer iwarp_reset iwarp_netem \
+iwarp_kill_peer iwarp_reset iwarp_netem iwarp_mpa_timeout \
 interop_siw_rping \
 rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
