@@ -20,6 +20,11 @@
 #include "iwarp.h"
 
 static void softrdma_cep_work(struct work_struct *work);
+static void softrdma_cep_timeout(struct timer_list *t);
+
+/* Endpoints alive: module unload waits for the last one. */
+static atomic_t softrdma_num_ceps = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(softrdma_ceps_gone);
 
 static struct softrdma_cep *softrdma_cep_alloc(struct softrdma_dev *sdev)
 {
@@ -30,8 +35,10 @@ static struct softrdma_cep *softrdma_cep_alloc(struct softrdma_dev *sdev)
 	kref_init(&cep->ref);
 	mutex_init(&cep->mutex);
 	INIT_WORK(&cep->work, softrdma_cep_work);
+	timer_setup(&cep->timer, softrdma_cep_timeout, 0);
 	cep->sdev = sdev;
 	cep->state = CEP_IDLE;
+	atomic_inc(&softrdma_num_ceps);
 	return cep;
 }
 
@@ -42,6 +49,17 @@ static void softrdma_cep_release(struct kref *ref)
 	WARN_ON(cep->sock || cep->qp || cep->cm_id);
 	mutex_destroy(&cep->mutex);
 	kfree(cep);
+	if (atomic_dec_and_test(&softrdma_num_ceps))
+		wake_up(&softrdma_ceps_gone);
+}
+
+/*
+ * Wait until every endpoint is gone (module unload, the devices gone): the
+ * last ones close on their own, at the latest when their timeout fires.
+ */
+void softrdma_cep_wait_all(void)
+{
+	wait_event(softrdma_ceps_gone, !atomic_read(&softrdma_num_ceps));
 }
 
 void softrdma_cep_put(struct softrdma_cep *cep)
@@ -54,6 +72,32 @@ static void softrdma_cep_queue(struct softrdma_cep *cep)
 {
 	kref_get(&cep->ref);
 	if (!queue_work(softrdma_iw_wq, &cep->work))
+		softrdma_cep_put(cep);
+}
+
+/* The MPA exchange or the RTR timed out (softirq): the work closes. */
+static void softrdma_cep_timeout(struct timer_list *t)
+{
+	struct softrdma_cep *cep = from_timer(cep, t, timer);
+
+	set_bit(CEP_F_TIMEOUT, &cep->flags);
+	softrdma_cep_queue(cep);
+	/* The timer's reference. */
+	softrdma_cep_put(cep);
+}
+
+/* Give the MPA exchange or the RTR its time (cep->mutex held). */
+static void softrdma_cep_arm(struct softrdma_cep *cep)
+{
+	kref_get(&cep->ref);
+	if (mod_timer(&cep->timer, jiffies + SOFTRDMA_CEP_TIMEOUT))
+		softrdma_cep_put(cep);
+}
+
+/* Stop the timer (cep->mutex held; the caller holds a reference). */
+static void softrdma_cep_disarm(struct softrdma_cep *cep)
+{
+	if (del_timer(&cep->timer))
 		softrdma_cep_put(cep);
 }
 
@@ -191,6 +235,15 @@ static void softrdma_cep_do_close(struct softrdma_cep *cep, bool abort)
 
 	if (cep->state == CEP_CLOSED)
 		return;
+	softrdma_cep_disarm(cep);
+	if (cep->state == CEP_AWAIT_RTR && cep->cm_id) {
+		/*
+		 * Accepted, waiting for the RTR: iw_cm leaves CONN_RECV only
+		 * with ESTABLISHED, then hears of the close as usual.
+		 */
+		softrdma_cep_event(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
+		cep->connected = true;
+	}
 	if (cep->sock) {
 		if (abort)
 			sock_no_linger(cep->sock->sk);
@@ -369,7 +422,11 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 		return -EOPNOTSUPP;
 	}
 
-	mutex_lock(&listener->mutex);
+	/*
+	 * A child's mutex, then its listener's (accept_all: the other way
+	 * round, for a child nobody else sees yet).
+	 */
+	mutex_lock_nested(&listener->mutex, SINGLE_DEPTH_NESTING);
 	if (listener->state != CEP_LISTEN || !listener->cm_id) {
 		mutex_unlock(&listener->mutex);
 		return -ECONNREFUSED;
@@ -383,6 +440,8 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 	kernel_getsockname(cep->sock, (struct sockaddr *)&ev.local_addr);
 	kernel_getpeername(cep->sock, (struct sockaddr *)&ev.remote_addr);
 	cep->state = CEP_AWAIT_ACCEPT;
+	/* The ULP takes its time to accept. */
+	softrdma_cep_disarm(cep);
 	/* Held until iw_cm accepts or rejects. */
 	kref_get(&cep->ref);
 	ret = listener->cm_id->event_handler(listener->cm_id, &ev);
@@ -403,6 +462,7 @@ static void softrdma_cep_proc_rep(struct softrdma_cep *cep)
 	u8 *pd;
 	int ret;
 
+	softrdma_cep_disarm(cep);
 	if (memcmp(rr->key, SOFTRDMA_MPA_KEY_REP, SOFTRDMA_MPA_KEY_LEN) ||
 	    rr->rev < 1 || rr->rev > cep->mpa_rev) {
 		ret = -EPROTO;
@@ -471,13 +531,14 @@ static void softrdma_cep_accept_all(struct softrdma_cep *listener)
 		}
 		kref_get(&listener->ref);
 		cep->listener = listener;
-		mutex_lock(&cep->mutex);
+		mutex_lock_nested(&cep->mutex, SINGLE_DEPTH_NESTING);
 		softrdma_cep_attach(cep, sock);
 		/* The child was cloned with the listener's callbacks. */
 		cep->old_data_ready = listener->old_data_ready;
 		cep->old_state_change = listener->old_state_change;
 		cep->old_write_space = listener->old_write_space;
 		cep->state = CEP_AWAIT_REQ;
+		softrdma_cep_arm(cep);
 		mutex_unlock(&cep->mutex);
 		/* The request may be in already. */
 		softrdma_cep_queue(cep);
@@ -517,9 +578,18 @@ static void softrdma_cep_work(struct work_struct *work)
 	}
 	if (test_and_clear_bit(CEP_F_ESTABLISHED, &cep->flags) &&
 	    cep->state == CEP_AWAIT_RTR) {
+		softrdma_cep_disarm(cep);
 		cep->state = CEP_RTS;
 		cep->connected = true;
 		softrdma_cep_event(cep, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0);
+	}
+	if (test_and_clear_bit(CEP_F_TIMEOUT, &cep->flags) &&
+	    (cep->state == CEP_AWAIT_REQ || cep->state == CEP_AWAIT_REP ||
+	     cep->state == CEP_AWAIT_RTR)) {
+		if (cep->state == CEP_AWAIT_REP)
+			softrdma_cep_event(cep, IW_CM_EVENT_CONNECT_REPLY,
+					   -ETIMEDOUT, NULL, 0);
+		softrdma_cep_do_close(cep, true);
 	}
 	if (cep->state != CEP_LISTEN && cep->state != CEP_CLOSED &&
 	    cep->state != CEP_AWAIT_ACCEPT &&
@@ -616,6 +686,7 @@ int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->ord = min_t(u32, param->ord, SOFTRDMA_MAX_RD_ATOMIC);
 	cep->qp = qp;
 	cep->state = CEP_AWAIT_REP;
+	softrdma_cep_arm(cep);
 	id->add_ref(id);
 	cep->cm_id = id;
 	id->provider_data = cep;
@@ -671,7 +742,7 @@ int softrdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->ord = min_t(u32, param->ord, cep->ord);
 	id->add_ref(id);
 	cep->cm_id = id;
-	id->provider_data = cep;
+	/* No provider data now: iw_cm's reject must not find this one. */
 	cep->qp = qp;
 	qp = NULL;
 	ret = softrdma_iw_qp_start(cep->qp, cep);
@@ -686,6 +757,7 @@ int softrdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		goto close;
 	if (cep->p2p) {
 		cep->state = CEP_AWAIT_RTR;
+		softrdma_cep_arm(cep);
 		/* The RTR may have come and gone already. */
 		if (test_bit(CEP_F_ESTABLISHED, &cep->flags))
 			softrdma_cep_queue(cep);

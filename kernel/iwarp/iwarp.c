@@ -178,5 +178,7 @@ int softrdma_iwarp_init(void)
 
 void softrdma_iwarp_exit(void)
 {
+	/* Their sockets call into this module until they are gone. */
+	softrdma_cep_wait_all();
 	destroy_workqueue(softrdma_iw_wq);
 }

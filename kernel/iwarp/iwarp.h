@@ -10,6 +10,7 @@
 #include <linux/build_bug.h>
 #include <linux/kref.h>
 #include <linux/net.h>
+#include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <rdma/iw_cm.h>
 
@@ -264,7 +265,11 @@ enum {
 	CEP_F_CLOSE,		/* close, sending what is queued */
 	CEP_F_ABORT,		/* close with a reset */
 	CEP_F_ESTABLISHED,	/* the RTR arrived */
+	CEP_F_TIMEOUT,		/* the MPA exchange or the RTR took too long */
 };
+
+/* How long the MPA request, the reply and the RTR may take. */
+#define SOFTRDMA_CEP_TIMEOUT	(10 * HZ)
 
 /* One TCP endpoint: a listener, or a connection being made or made. */
 struct softrdma_cep {
@@ -277,6 +282,7 @@ struct softrdma_cep {
 	struct softrdma_cep *listener;	/* passive: held */
 	enum softrdma_cep_state state;
 	struct work_struct work;
+	struct timer_list timer;	/* armed: holds a reference */
 	/* The socket's callbacks before ours. */
 	void (*old_data_ready)(struct sock *sk);
 	void (*old_state_change)(struct sock *sk);
@@ -372,6 +378,7 @@ int softrdma_iw_destroy_listen(struct iw_cm_id *id);
 void softrdma_cep_put(struct softrdma_cep *cep);
 void softrdma_cep_close(struct softrdma_cep *cep, bool graceful);
 void softrdma_cep_established(struct softrdma_cep *cep);
+void softrdma_cep_wait_all(void);
 
 /* rdmap.c */
 int softrdma_iw_qp_init(struct softrdma_qp *qp);

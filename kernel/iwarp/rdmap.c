@@ -1319,7 +1319,12 @@ int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep)
 
 	mutex_lock(&qp->state_lock);
 	spin_lock_bh(&qp->lock);
-	if (qp->state != IB_QPS_INIT && qp->state != IB_QPS_RTR) {
+	/*
+	 * Being destroyed: the teardown, which looks for a connection under
+	 * qp->lock after taking the QP out of the table, found none.
+	 */
+	if ((qp->state != IB_QPS_INIT && qp->state != IB_QPS_RTR) ||
+	    xa_load(&qp->sdev->qps, qp->ibqp.qp_num) != qp) {
 		ret = -EINVAL;
 		goto out;
 	}

@@ -227,6 +227,14 @@ test_rping_iwarp() {
 	rping_run b - 10.0.0.2 200 4096
 }
 
+# For the debug kernel: a few pings each way, smallest and largest.
+test_rping_iwarp_short() {
+	iwarp_pair
+	rping_run b - 10.0.0.2 5 64
+	rping_run - b 10.0.0.1 5 65535
+	iwarp_gone
+}
+
 test_rping_iwarp_crc() {
 	modprobe softrdma mpa_crc=1 peer_to_peer=1
 	iwarp_pair
@@ -288,6 +296,249 @@ test_interop_siw_markers() {
 	rdma link delete siw0
 	modprobe -r siw
 	return $rc
+}
+
+# iwarp_left: no QP, no cm_id, no connected or closing TCP socket is left
+# in either namespace.
+iwarp_left() {
+	local ns o bad=0
+	for ns in - b; do
+		local pre=()
+		[ "$ns" = - ] || pre=(ip netns exec "$ns")
+		o=$("${pre[@]}" rdma res show qp)
+		[ -z "$o" ] || { echo "QPs left ($ns): $o"; bad=1; }
+		o=$("${pre[@]}" rdma res show cm_id)
+		[ -z "$o" ] || { echo "cm_ids left ($ns): $o"; bad=1; }
+		o=$("${pre[@]}" ss -Htan state established state close-wait \
+			state syn-sent state syn-recv)
+		[ -z "$o" ] || { echo "TCP sockets left ($ns): $o"; bad=1; }
+	done
+	return $bad
+}
+
+# iwarp_gone: iwarp_left, then both devices and the module go.
+iwarp_gone() {
+	wait_for 10 iwarp_left || { iwarp_left; return 1; }
+	rdma link delete si0
+	ip netns exec b rdma link delete si1
+	modprobe -r softrdma
+}
+
+# exits_within PID SECONDS: PID (a child) exits in time; $exit_rc is its
+# status. A process still running is killed and fails the test.
+exits_within() {
+	local n=$(($2 * 10))
+	while kill -0 "$1" 2>/dev/null; do
+		n=$((n - 1))
+		if [ $n -le 0 ]; then
+			echo "pid $1 still running after $2 s"
+			kill -KILL "$1"
+			return 1
+		fi
+		sleep 0.1
+	done
+	exit_rc=0
+	wait "$1" || exit_rc=$?
+}
+
+# rping_long: a long rping -v -V (4 KiB pings) from the initial namespace
+# to the server in b, running once 20 pings went; pids in $srv and $cli
+# (the programs themselves: no wrapper stands in between).
+rping_long() {
+	ip netns exec b rping -s -a 10.0.0.2 -p 7174 -v -C 100000 -S 4096 \
+		>/tmp/rping-srv.log 2>/tmp/rping-srv.err &
+	srv=$!
+	wait_listen b 7174
+	rping -c -a 10.0.0.2 -p 7174 -v -V -C 100000 -S 4096 \
+		>/tmp/rping-cli.log 2>/tmp/rping-cli.err &
+	cli=$!
+	wait_for 60 rping_went 20 || { echo "rping did not start"; return 1; }
+}
+
+rping_went() {
+	[ "$(grep -c '^ping data: ' /tmp/rping-cli.log)" -ge "$1" ]
+}
+
+# rping_cut WHO: WHO's rping (cli or srv) stopped early; what it printed
+# is byte-exact; it saw the disconnect.
+rping_cut() {
+	local who=$1 prefix=ping log side
+	[ "$who" = srv ] && prefix="server ping" side=server
+	[ "$who" = cli ] && side=client
+	log=/tmp/rping-$who.log
+	local n
+	n=$(grep -c "^$prefix data: " "$log")
+	[ "$n" -lt 100000 ] || { echo "$who: all pings went"; return 1; }
+	grep -q "^$side DISCONNECT EVENT" /tmp/rping-$who.err || {
+		echo "$who: no disconnect event"
+		cat /tmp/rping-$who.err
+		return 1
+	}
+	! grep -q "data mismatch" /tmp/rping-$who.err
+	rping_expect "$n" 4096 "$prefix data: " "$log"
+}
+
+# send_bw_long: ib_send_bw -R for 60 s from the initial namespace to b;
+# returns once the connection is up. Pids in $srv and $cli.
+send_bw_long() {
+	ip netns exec b ib_send_bw -d si1 -x 0 -R -F -D 60 -s 4096 -p 18600 \
+		>/tmp/perf-srv.log 2>&1 &
+	srv=$!
+	wait_listen b 18600
+	ib_send_bw -d si0 -x 0 -R -F -D 60 -s 4096 -p 18600 10.0.0.2 \
+		>/tmp/perf-cli.log 2>&1 &
+	cli=$!
+	# Its output is buffered: the connection shows in ss.
+	wait_for 60 send_bw_up
+	sleep 5
+	kill -0 $cli && kill -0 $srv || {
+		echo "ib_send_bw ended early"
+		cat /tmp/perf-cli.log /tmp/perf-srv.log
+		return 1
+	}
+}
+
+send_bw_up() {
+	ss -Htn state established '( dport = :18600 )' | grep -q .
+}
+
+exit_failed() {
+	[ "$exit_rc" != 0 ] || { echo "exited with 0"; cat /tmp/perf-*.log; return 1; }
+}
+
+# send_bw_flushed LOG SIDE: perftest failed with a flush error (status 5,
+# IBV_WC_WR_FLUSH_ERR) at SIDE.
+send_bw_flushed() {
+	grep -q "Completion with error at $2" "$1" &&
+	grep -q "Failed status 5: " "$1" || { echo "$1:"; cat "$1"; return 1; }
+}
+
+# A peer that connects over TCP and then says nothing: the active side's
+# connect fails as unreachable (ETIMEDOUT) once the MPA reply is overdue;
+# the passive side closes a connection whose MPA request never comes.
+test_iwarp_mpa_timeout() {
+	iwarp_pair
+	# A mute TCP server: accepts, never answers, reports EOF.
+	ip netns exec b python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.0.0.2", 7175)); s.listen(4)
+c, _ = s.accept()
+c.settimeout(60)
+try:
+    print("eof" if c.recv(4096) and c.recv(4096) == b"" else "data")
+except ConnectionResetError:
+    print("eof")
+' >/tmp/mute.out 2>&1 &
+	local mute=$!
+	wait_listen b 7175
+	rping -c -a 10.0.0.2 -p 7175 -C 1 -S 64 >/tmp/rping-cli.log 2>/tmp/rping-cli.err &
+	cli=$!
+	exits_within $cli 40
+	grep -q 'RDMA_CM_EVENT_UNREACHABLE, error -110' /tmp/rping-cli.err || {
+		cat /tmp/rping-cli.err
+		return 1
+	}
+	exits_within $mute 30
+	grep -q '^eof$' /tmp/mute.out || { cat /tmp/mute.out; return 1; }
+	# A mute client: connects to a softiwarp listener, sends nothing.
+	ip netns exec b rping -s -a 10.0.0.2 -p 7174 -C 1 -S 64 \
+		>/tmp/rping-srv.log 2>/tmp/rping-srv.err &
+	srv=$!
+	wait_listen b 7174
+	python3 -c '
+import socket
+c = socket.create_connection(("10.0.0.2", 7174))
+c.settimeout(60)
+try:
+    print("eof" if c.recv(4096) == b"" else "data")
+except ConnectionResetError:
+    print("eof")
+' >/tmp/mute.out 2>&1
+	grep -q '^eof$' /tmp/mute.out || { cat /tmp/mute.out; return 1; }
+	kill $srv
+	wait $srv || true
+	iwarp_gone
+}
+
+# Abortive close by peer death: kill -9 one side of a running rping and of
+# a running ib_send_bw; the other side ends in bounded time (rping sees the
+# disconnect, perftest a flushed work request), and nothing is left.
+test_iwarp_kill_peer() {
+	iwarp_pair
+	rping_long
+	# The module stays while a connection is up.
+	expect_fail 'in use' modprobe -r softrdma
+	kill -KILL $cli
+	exits_within $srv 30
+	wait $cli || true
+	rping_cut srv
+	rping_long
+	kill -KILL $srv
+	exits_within $cli 30
+	wait $srv || true
+	rping_cut cli
+	wait_for 10 iwarp_left
+	send_bw_long
+	kill -KILL $cli
+	exits_within $srv 30
+	wait $cli || true
+	exit_failed
+	send_bw_flushed /tmp/perf-srv.log server
+	send_bw_long
+	kill -KILL $srv
+	exits_within $cli 30
+	wait $srv || true
+	exit_failed
+	send_bw_flushed /tmp/perf-cli.log client
+	iwarp_gone
+}
+
+# Abortive close by a TCP reset (ss -K: the socket is destroyed, the peer
+# gets an RST) in the middle of a transfer: both sides end in bounded time,
+# rping with a disconnect, ib_send_bw with flushed work requests.
+test_iwarp_reset() {
+	ss -K dst 10.0.0.9 >/dev/null 2>&1 || {
+		echo "no ss -K (CONFIG_INET_DIAG_DESTROY) in this kernel: skipped"
+		return 0
+	}
+	iwarp_pair
+	local o
+	rping_long
+	o=$(ss -K dst 10.0.0.2 dport = 7174)
+	echo "$o" | grep -q ESTAB || { echo "no socket reset: $o"; return 1; }
+	exits_within $cli 30
+	exits_within $srv 30
+	rping_cut cli
+	rping_cut srv
+	send_bw_long
+	o=$(ip netns exec b ss -K src 10.0.0.2 sport = 18600 dst 10.0.0.1)
+	echo "$o" | grep -q ESTAB || { echo "no socket reset: $o"; return 1; }
+	exits_within $cli 30
+	exit_failed
+	exits_within $srv 30
+	exit_failed
+	send_bw_flushed /tmp/perf-cli.log client
+	send_bw_flushed /tmp/perf-srv.log server
+	iwarp_gone
+}
+
+# TCP under 5 % loss, reordering and duplicates on veth0: every transfer
+# completes byte-exact.
+test_iwarp_netem() {
+	modprobe sch_netem
+	iwarp_pair
+	tc qdisc add dev veth0 root netem loss 5% delay 2ms reorder 25% 50% duplicate 2%
+	ip netns exec b tc qdisc add dev veth1 root netem loss 5% delay 2ms reorder 25% 50% duplicate 2%
+	trap 'tc qdisc del dev veth0 root; ip netns exec b tc qdisc del dev veth1 root' EXIT
+	rping_run b - 10.0.0.2 30 65535
+	rping_run - b 10.0.0.1 30 1000
+	GIDX=0 "$REPO/tests/vm/perftest.sh" si1 b si0 - 10.0.0.2 ib_write_bw -R -s 65536 -n 100
+	GIDX=0 "$REPO/tests/vm/perftest.sh" si1 b si0 - 10.0.0.2 ib_read_bw -R -s 65536 -n 100
+	GIDX=0 "$REPO/tests/vm/perftest.sh" si1 b si0 - 10.0.0.2 ib_send_bw -R -s 4096 -n 100
+	# The faults happened.
+	tc -s qdisc show dev veth0 | tee /dev/stderr | grep -q 'dropped [1-9]'
 }
 
 # Interop with Linux's siw: siw on veth0 (initial namespace), softiwarp on
@@ -1063,6 +1314,7 @@ kunit() {
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp rping_iwarp rping_iwarp_crc \
 rping_iwarp_markers interop_siw_rping interop_siw_markers iwarp_ext interop_siw_ext \
+iwarp_kill_peer iwarp_reset iwarp_netem iwarp_mpa_timeout \
 rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
 rc_atomics interop_rxe_atomics rc_mw interop_rxe_mw rc_srq srq_pingpong rc_sqd \
@@ -1072,7 +1324,7 @@ interop_rxe_ipv6 wire_roce_ipv6 any_name rxe_keeps_its_provider port_taken_by_rx
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open kernel_qp"
 DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_mw rc_srq rc_loss_short bad_input \
-netdev_unregister add_delete_rmmod_cycles kernel_qp"
+netdev_unregister add_delete_rmmod_cycles kernel_qp rping_iwarp_short iwarp_kill_peer"
 
 reset
 if [ $# -gt 0 ]; then
