@@ -242,6 +242,8 @@ IWTEST=$REPO/build/user/verbs_iwarp
 iwarp_conformance() {
 	local port=$1 srv rc=0
 	shift
+	# IWARP_ONLY=GROUP,...: run only these groups (debugging).
+	set -- "$@" ${IWARP_ONLY:+--only "$IWARP_ONLY"}
 	ip netns exec b timeout 600 "$IWTEST" --server 10.0.0.2 "$port" "$@" \
 		>/tmp/iwconf-srv.log 2>&1 &
 	srv=$!

@@ -378,16 +378,23 @@ std::string wc_text(bool got, const ibv_wc &wc)
 	       ", opcode " + std::to_string(wc.opcode) + ", byte_len " + std::to_string(wc.byte_len);
 }
 
-// Expect one completion: wr_id, status and (on success) opcode and length.
+// Expect one completion: wr_id, status (or alt, if not SUCCESS) and, on
+// success, opcode and length.
 bool expect_wc(ibv_cq *cq, std::uint64_t wr_id, ibv_wc_status status, ibv_wc_opcode op,
-	       long byte_len, const std::string &what)
+	       long byte_len, const std::string &what, ibv_wc_status alt = IBV_WC_SUCCESS)
 {
+	if (alt == IBV_WC_SUCCESS)
+		alt = status; // none
 	ibv_wc wc{};
 	const bool got = poll1(cq, wc);
-	const bool ok = got && wc.wr_id == wr_id && wc.status == status &&
-			(status != IBV_WC_SUCCESS ||
+	const bool ok = got && wc.wr_id == wr_id && (wc.status == status || wc.status == alt) &&
+			(wc.status != IBV_WC_SUCCESS ||
 			 (wc.opcode == op && (byte_len < 0 || wc.byte_len == byte_len)));
-	check(ok, what + ": " + ibv_wc_status_str(status) + " (got " + wc_text(got, wc) + ")");
+	check(ok, what + ": " + ibv_wc_status_str(status) +
+			  (alt != status ?
+				   std::string(" or ") + ibv_wc_status_str(alt) :
+				   std::string()) +
+			  " (got " + wc_text(got, wc) + ")");
 	return ok;
 }
 
@@ -745,10 +752,10 @@ void sge_server(Conn &c, Ctl &ctl)
 	check(n == static_cast<std::uint32_t>(c.dev.max_sge),
 	      "the QP has max_sge (" + std::to_string(c.dev.max_sge) + ") receive SGEs");
 	std::fill_n(c.buf.begin() + kSink, kSink, 0);
-	// The receive list: n SGEs of 1500 B, scattered backwards.
+	// The receive list: n SGEs of 2000 B, scattered backwards.
 	std::vector<ibv_sge> r;
 	for (std::uint32_t i = 0; i < n; ++i)
-		r.push_back(c.sge(kSink + (static_cast<std::size_t>(n - 1 - i) * 2048), 1500));
+		r.push_back(c.sge(kSink + (static_cast<std::size_t>(n - 1 - i) * 2048), 2000));
 	ibv_sge m = c.sge(kSink + 300000, 64);
 	check(post_recv(c, 1, r) == 0 && post_recv(c, 3, {&m, 1}) == 0,
 	      "post a receive of " + std::to_string(n) + " SGEs and one more");
@@ -953,6 +960,8 @@ struct Err {
 	int key;		// 0 good, 1 bad, 2 read-only, 3 write-only, 4 no remote access
 	ibv_wc_status status;	// the requester's completion of it
 	std::array<int, 3> term; // layer, etype, code
+	// Or this, if the Terminate came before the WR completed.
+	ibv_wc_status alt = IBV_WC_SUCCESS;
 };
 
 void remote_err_client(Conn &c, Ctl &ctl, const Err &e)
@@ -973,7 +982,7 @@ void remote_err_client(Conn &c, Ctl &ctl, const Err &e)
 		  e.op == IBV_WR_RDMA_READ ? IBV_WC_RDMA_READ :
 		  e.op == IBV_WR_SEND	   ? IBV_WC_SEND :
 					     IBV_WC_RDMA_WRITE,
-		  -1, std::string(e.name) + ": the requester's completion");
+		  -1, std::string(e.name) + ": the requester's completion", e.alt);
 	after_error(c, e.name);
 	check(ctl.sync(2), std::string(e.name) + ": done");
 }
@@ -1001,7 +1010,9 @@ void local_err_client(Conn &c, Ctl &ctl, const char *name, ibv_wr_opcode op, ibv
 	wr[1].opcode = IBV_WR_SEND;
 	wr[1].sg_list = &good;
 	wr[1].num_sge = 1;
-	wr[1].send_flags = IBV_SEND_SIGNALED;
+	// Fenced: it waits for a READ's response, so the READ's failure
+	// flushes it before it goes.
+	wr[1].send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
 	ibv_send_wr *badwr = nullptr;
 	check(ibv_post_send(c.id->qp, wr.data(), &badwr) == 0,
 	      std::string(name) + ": post it and a SEND behind it");
@@ -1013,20 +1024,25 @@ void local_err_client(Conn &c, Ctl &ctl, const char *name, ibv_wr_opcode op, ibv
 }
 
 const std::array<Err, 9> kRemoteErrs{{
-	// An RDMA Write completes at its source once sent (RFC 5040 5.3): the
-	// data sink's error reaches the requester as a Terminate after it.
-	{"write_bad_rkey", IBV_WR_RDMA_WRITE, 4096, kSink, 1, IBV_WC_SUCCESS, {1, 1, 0}},
-	{"write_bounds", IBV_WR_RDMA_WRITE, 4096, kBuf - 100, 0, IBV_WC_SUCCESS, {1, 1, 1}},
-	{"write_no_access", IBV_WR_RDMA_WRITE, 4096, kSink, 2, IBV_WC_SUCCESS, {0, 1, 2}},
-	{"write_local_key", IBV_WR_RDMA_WRITE, 4096, kSink, 4, IBV_WC_SUCCESS, {0, 1, 2}},
+	// An RDMA Write completes at its source once sent: the data sink's
+	// error reaches the requester as a Terminate after it, or while the
+	// last of it is still going out (then the Write fails with it).
+	{"write_bad_rkey", IBV_WR_RDMA_WRITE, 4096, kSink, 1, IBV_WC_SUCCESS, {1, 1, 0},
+	 IBV_WC_REM_ACCESS_ERR},
+	{"write_bounds", IBV_WR_RDMA_WRITE, 4096, kBuf - 100, 0, IBV_WC_SUCCESS, {1, 1, 1},
+	 IBV_WC_REM_ACCESS_ERR},
+	{"write_no_access", IBV_WR_RDMA_WRITE, 4096, kSink, 2, IBV_WC_SUCCESS, {0, 1, 2},
+	 IBV_WC_REM_ACCESS_ERR},
+	{"write_local_key", IBV_WR_RDMA_WRITE, 4096, kSink, 4, IBV_WC_SUCCESS, {0, 1, 2},
+	 IBV_WC_REM_ACCESS_ERR},
 	// A Read completes with the responder's error, which names it.
 	{"read_bad_rkey", IBV_WR_RDMA_READ, 4096, 0, 1, IBV_WC_REM_ACCESS_ERR, {0, 1, 0}},
 	{"read_bounds", IBV_WR_RDMA_READ, 4096, kBuf - 100, 0, IBV_WC_REM_ACCESS_ERR, {0, 1, 1}},
 	{"read_no_access", IBV_WR_RDMA_READ, 4096, 0, 3, IBV_WC_REM_ACCESS_ERR, {0, 1, 2}},
 	// A SEND longer than the receive: DDP untagged, message too long.
-	{"send_too_long", IBV_WR_SEND, 4096, 0, 0, IBV_WC_SUCCESS, {1, 2, 5}},
+	{"send_too_long", IBV_WR_SEND, 4096, 0, 0, IBV_WC_SUCCESS, {1, 2, 5}, IBV_WC_REM_OP_ERR},
 	// A SEND with no receive posted: DDP untagged, no buffer.
-	{"send_no_recv", IBV_WR_SEND, 100, 0, 0, IBV_WC_SUCCESS, {1, 2, 2}},
+	{"send_no_recv", IBV_WR_SEND, 100, 0, 0, IBV_WC_SUCCESS, {1, 2, 2}, IBV_WC_REM_OP_ERR},
 }};
 
 // The responder's side of a remote error.
@@ -1079,7 +1095,7 @@ std::vector<Group> groups()
 		     [](Conn &c, Ctl &ctl) {
 			     remote_err_client(c, ctl,
 					       {"recv_bad_lkey", IBV_WR_SEND, 100, 0, 0, IBV_WC_SUCCESS,
-						{1, 0, 0}});
+						{1, 0, 0}, IBV_WC_REM_OP_ERR});
 		     },
 		     [](Conn &c, Ctl &ctl) {
 			     prepost(c, 1000, kBadKey | 0x11);
