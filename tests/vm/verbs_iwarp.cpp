@@ -70,7 +70,7 @@ Options opt;
 // The byte at index i of pattern seed: both sides compute it.
 std::uint8_t pat(std::uint32_t seed, std::size_t i)
 {
-	return static_cast<std::uint8_t>((seed * 131U) ^ (i * 7U) ^ (i >> 8) ^ (i >> 16) ^ 0x5a);
+	return static_cast<std::uint8_t>((std::size_t{seed} * 131) ^ (i * 7) ^ (i >> 8) ^ (i >> 16) ^ 0x5a);
 }
 
 void fill(std::span<std::uint8_t> b, std::uint32_t seed, std::size_t from = 0)
@@ -93,6 +93,8 @@ public:
 	Ctl() = default;
 	Ctl(const Ctl &) = delete;
 	Ctl &operator=(const Ctl &) = delete;
+	Ctl(Ctl &&) = delete;
+	Ctl &operator=(Ctl &&) = delete;
 	~Ctl()
 	{
 		if (fd_ >= 0)
@@ -135,7 +137,7 @@ public:
 	}
 
 	// Both sides reach the step tag; false if the peer is elsewhere.
-	bool sync(std::uint32_t tag)
+	[[nodiscard]] bool sync(std::uint32_t tag) const
 	{
 		std::uint32_t peer = 0;
 		return ::send(fd_, &tag, sizeof(tag), MSG_NOSIGNAL) == sizeof(tag) &&
@@ -184,6 +186,8 @@ struct Conn {
 	Conn() = default;
 	Conn(const Conn &) = delete;
 	Conn &operator=(const Conn &) = delete;
+	Conn(Conn &&) = delete;
+	Conn &operator=(Conn &&) = delete;
 	~Conn()
 	{
 		if (id)
@@ -329,7 +333,7 @@ struct Conn {
 		return h.magic == kMagic && h.group == group && resources();
 	}
 
-	bool accept()
+	[[nodiscard]] bool accept() const
 	{
 		const Keys k = keys();
 		rdma_conn_param p{};
@@ -625,7 +629,7 @@ void solicited_client(Conn &c, Ctl &ctl)
 void solicited_server(Conn &c, Ctl &ctl)
 {
 	std::array<ibv_sge, 2> s{c.sge(kSink, 4096), c.sge(kSink + 4096, 4096)};
-	check(post_recv(c, 1, {&s[0], 1}) == 0 && post_recv(c, 2, {&s[1], 1}) == 0,
+	check(post_recv(c, 1, {s.data(), 1}) == 0 && post_recv(c, 2, {&s[1], 1}) == 0,
 	      "post two receives");
 	check(c.accept(), "solicited: accepted");
 	check(ibv_req_notify_cq(c.rcq, 1) == 0, "arm the receive CQ for solicited completions");
@@ -648,13 +652,13 @@ void unsignaled_client(Conn &c, Ctl &ctl)
 	bool ok = true;
 	std::vector<ibv_sge> s;
 	for (std::uint32_t i = 0; i < 10; ++i)
-		s.push_back(c.sge(i * 5000, 1000 + i * 300));
+		s.push_back(c.sge(std::size_t{i} * 5000, 1000 + i * 300));
 	for (std::uint32_t i = 0; i < 10; ++i) {
-		fill(c.at(i * 5000, s[i].length), 100 + i);
+		fill(c.at(std::size_t{i} * 5000, s[i].length), 100 + i);
 		// WRITEs and SENDs in turn, none signaled.
 		ok = ok && (i & 1 ? post_send(c, IBV_WR_SEND, 100 + i, {&s[i], 1}, 0)
 				  : post_send(c, IBV_WR_RDMA_WRITE, 100 + i, {&s[i], 1}, 0,
-					      c.raddr(kSink + i * 5000), c.peer.rkey)) == 0;
+					      c.raddr(kSink + std::size_t{i} * 5000), c.peer.rkey)) == 0;
 	}
 	ibv_sge m = c.sge(60000, 4);
 	fill(c.at(60000, 4), 99);
@@ -671,7 +675,7 @@ void unsignaled_server(Conn &c, Ctl &ctl)
 	std::fill_n(c.buf.begin() + kSink, 60000, 0xee);
 	bool ok = true;
 	for (std::uint32_t i = 0; i < 6; ++i) {
-		ibv_sge s = c.sge(kSink + 60000 + i * 5000, 5000);
+		ibv_sge s = c.sge(kSink + 60000 + std::size_t{i} * 5000, 5000);
 		ok = ok && post_recv(c, 200 + i, {&s, 1}) == 0;
 	}
 	check(ok, "post 6 receives");
@@ -684,9 +688,9 @@ void unsignaled_server(Conn &c, Ctl &ctl)
 	ok = true;
 	for (std::uint32_t i = 0; i < 10; ++i) {
 		const std::size_t len = 1000 + i * 300;
-		ok = ok && (i & 1 ? matches(c.at(kSink + 60000 + (i / 2) * 5000, len), 100 + i)
-				  : matches(c.at(kSink + i * 5000, len), 100 + i) &&
-					    c.buf[kSink + i * 5000 + len] == 0xee);
+		ok = ok && (i & 1 ? matches(c.at(kSink + 60000 + std::size_t{i / 2} * 5000, len), 100 + i)
+				  : matches(c.at(kSink + std::size_t{i} * 5000, len), 100 + i) &&
+					    c.buf[kSink + std::size_t{i} * 5000 + len] == 0xee);
 	}
 	check(ok, "every unsignaled WR's bytes arrived intact");
 	check(ctl.sync(2), "unsignaled: done");
@@ -867,13 +871,13 @@ void ord_client(Conn &c, Ctl &ctl, std::uint32_t want_ord)
 	std::vector<ibv_sge> s(n);
 	std::vector<ibv_send_wr> wr(n);
 	for (std::uint32_t i = 0; i < n; ++i) {
-		s[i] = c.sge(kSink + i * 8192, 3000 + i);
+		s[i] = c.sge(kSink + std::size_t{i} * 8192, 3000 + i);
 		wr[i].wr_id = i;
 		wr[i].opcode = IBV_WR_RDMA_READ;
 		wr[i].sg_list = &s[i];
 		wr[i].num_sge = 1;
 		wr[i].send_flags = IBV_SEND_SIGNALED;
-		wr[i].wr.rdma.remote_addr = c.raddr(i * 8192);
+		wr[i].wr.rdma.remote_addr = c.raddr(std::size_t{i} * 8192);
 		wr[i].wr.rdma.rkey = c.peer.rkey;
 		wr[i].next = i + 1 < n ? &wr[i + 1] : nullptr;
 	}
@@ -891,8 +895,8 @@ void ord_client(Conn &c, Ctl &ctl, std::uint32_t want_ord)
 	check(ok, "all READs complete in order, successfully");
 	ok = true;
 	for (std::uint32_t i = 0; i < n; ++i)
-		ok = ok && matches(c.at(kSink + i * 8192, 3000 + i), 300 + i) &&
-		     c.buf[kSink + i * 8192 + 3000 + i] == 0;
+		ok = ok && matches(c.at(kSink + std::size_t{i} * 8192, 3000 + i), 300 + i) &&
+		     c.buf[kSink + std::size_t{i} * 8192 + 3000 + i] == 0;
 	check(ok, "every READ's bytes arrived intact");
 	check(ctl.sync(2), "ord: done");
 }
@@ -900,7 +904,7 @@ void ord_client(Conn &c, Ctl &ctl, std::uint32_t want_ord)
 void ord_server(Conn &c, Ctl &ctl)
 {
 	for (std::uint32_t i = 0; i < 121; ++i)
-		fill(c.at(i * 8192, 4000), 300 + i);
+		fill(c.at(std::size_t{i} * 8192, 4000), 300 + i);
 	check(c.accept(), "ord: accepted");
 	check(ctl.sync(1), "ord: ready");
 	check(ctl.sync(2), "ord: done");
@@ -941,7 +945,7 @@ void prepost(Conn &c, std::size_t first_len, std::uint32_t first_lkey = 0)
 	std::array<ibv_sge, 2> s{c.sge(kSink, first_len), c.sge(kSink + 65536, 65536)};
 	if (first_lkey)
 		s[0].lkey = first_lkey;
-	check(post_recv(c, 1, {&s[0], 1}) == 0 && post_recv(c, 2, {&s[1], 1}) == 0,
+	check(post_recv(c, 1, {s.data(), 1}) == 0 && post_recv(c, 2, {&s[1], 1}) == 0,
 	      "post two receives");
 }
 
@@ -953,13 +957,13 @@ void expect_term(const Conn &c, int layer, int etype, int code)
 }
 
 struct Err {
-	const char *name;
-	ibv_wr_opcode op;
-	std::size_t len;
-	std::size_t roff;	// remote offset
-	int key;		// 0 good, 1 bad, 2 read-only, 3 write-only, 4 no remote access
-	ibv_wc_status status;	// the requester's completion of it
-	std::array<int, 3> term; // layer, etype, code
+	const char *name = nullptr;
+	ibv_wr_opcode op = IBV_WR_SEND;
+	std::size_t len = 0;
+	std::size_t roff = 0;	// remote offset
+	int key = 0;		// 0 good, 1 bad, 2 read-only, 3 write-only, 4 no remote access
+	ibv_wc_status status = IBV_WC_SUCCESS; // the requester's completion of it
+	std::array<int, 3> term{}; // layer, etype, code
 	// Or this, if the Terminate came before the WR completed.
 	ibv_wc_status alt = IBV_WC_SUCCESS;
 };
@@ -1023,24 +1027,31 @@ void local_err_client(Conn &c, Ctl &ctl, const char *name, ibv_wr_opcode op, ibv
 	check(ctl.sync(2), std::string(name) + ": done");
 }
 
+// Messages that fail at the data sink fit one FPDU: the sink then closes
+// with nothing unread. (With more of the message still arriving, its close
+// resets the connection, and the requester may see that before the
+// Terminate: its WRs then flush instead.)
+constexpr std::size_t kErrLen = 1000;
+
 const std::array<Err, 9> kRemoteErrs{{
 	// An RDMA Write completes at its source once sent: the data sink's
-	// error reaches the requester as a Terminate after it, or while the
-	// last of it is still going out (then the Write fails with it).
-	{"write_bad_rkey", IBV_WR_RDMA_WRITE, 4096, kSink, 1, IBV_WC_SUCCESS, {1, 1, 0},
+	// error reaches the requester as a Terminate after it, or before the
+	// requester marked it done (then the Write fails with it). One FPDU
+	// each: see kErrLen.
+	{"write_bad_rkey", IBV_WR_RDMA_WRITE, kErrLen, kSink, 1, IBV_WC_SUCCESS, {1, 1, 0},
 	 IBV_WC_REM_ACCESS_ERR},
-	{"write_bounds", IBV_WR_RDMA_WRITE, 4096, kBuf - 100, 0, IBV_WC_SUCCESS, {1, 1, 1},
+	{"write_bounds", IBV_WR_RDMA_WRITE, kErrLen, kBuf - 100, 0, IBV_WC_SUCCESS, {1, 1, 1},
 	 IBV_WC_REM_ACCESS_ERR},
-	{"write_no_access", IBV_WR_RDMA_WRITE, 4096, kSink, 2, IBV_WC_SUCCESS, {0, 1, 2},
+	{"write_no_access", IBV_WR_RDMA_WRITE, kErrLen, kSink, 2, IBV_WC_SUCCESS, {0, 1, 2},
 	 IBV_WC_REM_ACCESS_ERR},
-	{"write_local_key", IBV_WR_RDMA_WRITE, 4096, kSink, 4, IBV_WC_SUCCESS, {0, 1, 2},
+	{"write_local_key", IBV_WR_RDMA_WRITE, kErrLen, kSink, 4, IBV_WC_SUCCESS, {0, 1, 2},
 	 IBV_WC_REM_ACCESS_ERR},
 	// A Read completes with the responder's error, which names it.
 	{"read_bad_rkey", IBV_WR_RDMA_READ, 4096, 0, 1, IBV_WC_REM_ACCESS_ERR, {0, 1, 0}},
 	{"read_bounds", IBV_WR_RDMA_READ, 4096, kBuf - 100, 0, IBV_WC_REM_ACCESS_ERR, {0, 1, 1}},
 	{"read_no_access", IBV_WR_RDMA_READ, 4096, 0, 3, IBV_WC_REM_ACCESS_ERR, {0, 1, 2}},
 	// A SEND longer than the receive: DDP untagged, message too long.
-	{"send_too_long", IBV_WR_SEND, 4096, 0, 0, IBV_WC_SUCCESS, {1, 2, 5}, IBV_WC_REM_OP_ERR},
+	{"send_too_long", IBV_WR_SEND, kErrLen, 0, 0, IBV_WC_SUCCESS, {1, 2, 5}, IBV_WC_REM_OP_ERR},
 	// A SEND with no receive posted: DDP untagged, no buffer.
 	{"send_no_recv", IBV_WR_SEND, 100, 0, 0, IBV_WC_SUCCESS, {1, 2, 2}, IBV_WC_REM_OP_ERR},
 }};
@@ -1193,11 +1204,11 @@ bool parse(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (!parse(argc, argv)) {
-		std::fprintf(stderr, "usage: verbs_iwarp --server|--client IP PORT [--mss N] "
+		(void)std::fprintf(stderr, "usage: verbs_iwarp --server|--client IP PORT [--mss N] "
 				     "[--small] [--only GROUP,...]\n");
 		return 2;
 	}
-	std::setvbuf(stdout, nullptr, _IOLBF, 0);
+	(void)std::setvbuf(stdout, nullptr, _IOLBF, 0);
 	const char *side = opt.server ? "server" : "client";
 	Ctl ctl;
 	rdma_cm_id *listen = nullptr;
