@@ -849,6 +849,7 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 	bool se = op == RDMAP_SEND_SE || op == RDMAP_SEND_SE_INV;
 	struct softrdma_term_cause tc;
 	struct softrdma_cqe cqe = {};
+	int err;
 
 	if (op == RDMAP_IMM || op == RDMAP_IMM_SE) {
 		softrdma_iw_rx_imm(qp, op, last, msn, mo, p, n);
@@ -875,11 +876,20 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 		softrdma_iw_terminate(qp, tc.layer, tc.etype, tc.code);
 		return;
 	}
-	if (n && softrdma_sge_copy(qp, qp->resp.rsge, qp->resp.rwqe.num_sge,
-				   mo, p, n, true, IB_ACCESS_LOCAL_WRITE)) {
+	err = n ? softrdma_sge_copy(qp, qp->resp.rsge, qp->resp.rwqe.num_sge,
+				    mo, p, n, true, IB_ACCESS_LOCAL_WRITE) : 0;
+	if (err == -EINVAL) {
+		/* Past the receive's end: the message is too long. */
 		softrdma_iw_complete_recv(qp, IB_WC_LOC_LEN_ERR, 0, false);
 		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 				      TERM_DDP_U_TOO_LONG);
+		return;
+	}
+	if (err) {
+		/* The receive's own keys are bad: not the sender's fault. */
+		softrdma_iw_complete_recv(qp, IB_WC_LOC_PROT_ERR, 0, false);
+		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_CATASTROPHIC,
+				      0);
 		return;
 	}
 	qp->resp.roff = mo + n;

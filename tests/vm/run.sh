@@ -541,6 +541,103 @@ test_iwarp_netem() {
 	tc -s qdisc show dev veth0 | tee /dev/stderr | grep -q 'dropped [1-9]'
 }
 
+IWTEST=$REPO/build/user/verbs_iwarp
+
+# iwarp_conformance PORT ARGS...: verbs_iwarp's server on si1 (netns b),
+# its client on si0; both must pass. The client's output (with its "# conn"
+# and "# term" lines) is kept in /tmp/iwconf-cli.log.
+iwarp_conformance() {
+	local port=$1 srv rc=0
+	shift
+	# IWARP_ONLY=GROUP,...: run only these groups (debugging).
+	set -- "$@" ${IWARP_ONLY:+--only "$IWARP_ONLY"}
+	ip netns exec b timeout 600 "$IWTEST" --server 10.0.0.2 "$port" "$@" \
+		>/tmp/iwconf-srv.log 2>&1 &
+	srv=$!
+	wait_listen b $((port + 1))
+	timeout 600 "$IWTEST" --client 10.0.0.2 "$port" "$@" >/tmp/iwconf-cli.log 2>&1 || rc=1
+	wait $srv || rc=$((rc + 2))
+	sed 's/^/client: /' /tmp/iwconf-cli.log | grep -v '^client: ok '
+	sed 's/^/server: /' /tmp/iwconf-srv.log | grep -v '^server: ok '
+	[ $rc = 0 ]
+}
+
+# Our verbs conformance program over rdma_cm on softiwarp.
+test_verbs_iwarp() {
+	iwarp_pair
+	iwarp_conformance 7200
+}
+
+# The short run for the debug kernel.
+test_verbs_iwarp_short() {
+	iwarp_pair
+	iwarp_conformance 7200 --small
+}
+
+# The conformance run on the wire, with MPA CRCs: tshark must decode every
+# frame as MPA/DDP/RDMAP without a malformed one or a bad CRC, and each
+# error case's Terminate must carry the layer, type and code verbs_iwarp
+# expects (its "# term" lines), sent by the server on that connection.
+test_wire_iwarp() {
+	modprobe softrdma mpa_crc=1
+	iwarp_pair
+	tcpdump -i veth0 -s 0 -w /tmp/wire-iw.pcap tcp port 7200 2>/dev/null &
+	local cap=$!
+	sleep 1
+	iwarp_conformance 7200 || { kill -INT $cap; return 1; }
+	sleep 1
+	kill -INT $cap
+	wait $cap
+	local total fpdus bad crc
+	total=$(tshark -r /tmp/wire-iw.pcap 2>/dev/null | wc -l)
+	fpdus=$(tshark -r /tmp/wire-iw.pcap -Y iwarp_mpa.fpdu 2>/dev/null | wc -l)
+	bad=$(tshark -r /tmp/wire-iw.pcap -Y '_ws.malformed || _ws.expert.severity >= "Warning"' \
+		2>/dev/null | wc -l)
+	crc=$(tshark -r /tmp/wire-iw.pcap -Y 'iwarp_mpa.crc_check != iwarp_mpa.crc' 2>/dev/null | wc -l)
+	echo "tshark: $total frames, $fpdus with FPDUs, $bad malformed or flagged, $crc bad CRCs"
+	tshark -r /tmp/wire-iw.pcap -Y '_ws.malformed || _ws.expert.severity >= "Warning"' \
+		2>/dev/null | head -n 5
+	[ "$fpdus" -gt 1000 ] && [ "$bad" = 0 ] && [ "$crc" = 0 ] || return 1
+	# Every Terminate: the TCP ports, and its layer, type and code.
+	tshark -r /tmp/wire-iw.pcap -Y 'iwarp_rdma.opcode == 7' -T fields -E separator=' ' \
+		-e tcp.srcport -e tcp.dstport -e iwarp_rdma.term_layer -e iwarp_rdma.term_etype_rdma \
+		-e iwarp_rdma.term_etype_ddp -e iwarp_rdma.term_etype_llp \
+		-e iwarp_rdma.term_errcode_rdma -e iwarp_rdma.term_errcode_ddp_tagged \
+		-e iwarp_rdma.term_errcode_ddp_untagged -e iwarp_rdma.term_errcode_llp \
+		2>/dev/null >/tmp/wire-iw-terms.txt
+	cat /tmp/wire-iw-terms.txt
+	python3 - /tmp/iwconf-cli.log /tmp/wire-iw-terms.txt <<'PY'
+import sys
+want = {}
+for l in open(sys.argv[1]):
+    f = l.split()
+    if l.startswith('# term '):
+        # '# term GROUP port P layer L etype E code C'
+        want[int(f[4])] = (int(f[6]), int(f[8]), int(f[10]))
+got = {}
+for l in open(sys.argv[2]):
+    f = [int(x, 0) for x in l.split()]
+    if len(f) < 5:
+        print('undecoded Terminate:', l.strip())
+        sys.exit(1)
+    src, dst, layer, etype, code = f[0], f[1], f[2], f[3], f[4]
+    if src != 7200:
+        print('a Terminate from the client (port %d): %s' % (src, l.strip()))
+        sys.exit(1)
+    got.setdefault(dst, []).append((layer, etype, code))
+ok = True
+for port, t in want.items():
+    if got.get(port) != [t]:
+        print('connection from port %d: Terminates %s, want [%s]' % (port, got.get(port), t))
+        ok = False
+for port in set(got) - set(want):
+    print('connection from port %d: unexpected Terminates %s' % (port, got[port]))
+    ok = False
+print('%d Terminates checked' % len(want))
+sys.exit(0 if ok else 1)
+PY
+}
+
 # Interop with Linux's siw: siw on veth0 (initial namespace), softiwarp on
 # veth1 (b); each side as server and as client.
 test_interop_siw_rping() {
@@ -1315,6 +1412,7 @@ kunit() {
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp rping_iwarp rping_iwarp_crc \
 rping_iwarp_markers interop_siw_rping interop_siw_markers iwarp_ext interop_siw_ext \
 iwarp_kill_peer iwarp_reset iwarp_netem iwarp_mpa_timeout \
+verbs_iwarp wire_iwarp \
 rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
 rc_atomics interop_rxe_atomics rc_mw interop_rxe_mw rc_srq srq_pingpong rc_sqd \
@@ -1323,7 +1421,7 @@ perftest_interop_rxe_client_sr wire_roce rc_ipv6 rc_ipv6_loopback \
 interop_rxe_ipv6 wire_roce_ipv6 any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open kernel_qp"
-DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_mw rc_srq rc_loss_short bad_input \
+DEBUG_SUBSET="smoke_roce smoke_iwarp verbs_iwarp_short qp_roce rc_transfers rc_atomics rc_mw rc_srq rc_loss_short bad_input \
 netdev_unregister add_delete_rmmod_cycles kernel_qp rping_iwarp_short iwarp_kill_peer"
 
 reset
