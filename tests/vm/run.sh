@@ -267,8 +267,11 @@ test_rping_iwarp_markers() {
 	tshark -r /tmp/mpa.pcap -V -Y 'iwarp_mpa.crc_check' >/tmp/mpa.txt 2>/dev/null
 	crcok=$(grep -c 'Good CRC32' /tmp/mpa.txt || true)
 	crcbad=$(grep -c 'Bad CRC32' /tmp/mpa.txt || true)
-	bad=$(tshark -r /tmp/mpa.pcap -Y '_ws.malformed || _ws.expert.severity >= "Warning"' \
-		2>/dev/null | wc -l)
+	# TCP's own notes (the connections end with a reset) are not ours.
+	tshark -r /tmp/mpa.pcap -Y '_ws.malformed || (_ws.expert.severity >= "Warning" &&
+		!tcp.flags.reset && !tcp.analysis.flags)' >/tmp/mpa-bad.txt 2>/dev/null
+	bad=$(wc -l </tmp/mpa-bad.txt)
+	head -n 5 /tmp/mpa-bad.txt
 	echo "tshark: $m MPA frames asking for markers, $n FPDUs with markers," \
 		"$crcok good and $crcbad bad CRCs, $bad malformed or flagged"
 	[ "$m" -ge 16 ] && [ "$n" -gt 100 ] && [ "$crcok" -gt 100 ] &&
