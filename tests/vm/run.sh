@@ -409,8 +409,7 @@ except ConnectionResetError:
 # Abortive close by peer death: kill -9 one side of a running rping and of
 # a running ib_send_bw; the other side ends in bounded time (rping sees the
 # disconnect, perftest a flushed work request), and nothing is left.
-test_iwarp_kill_peer() {
-	iwarp_pair
+kill_rping_both() {
 	rping_long
 	# The module stays while a connection is up.
 	expect_fail 'in use' modprobe -r softrdma
@@ -423,6 +422,18 @@ test_iwarp_kill_peer() {
 	exits_within $cli 30
 	wait $srv || true
 	rping_cut cli
+}
+
+# For the debug kernel: rping only.
+test_iwarp_kill_peer_short() {
+	iwarp_pair
+	kill_rping_both
+	iwarp_gone
+}
+
+test_iwarp_kill_peer() {
+	iwarp_pair
+	kill_rping_both
 	wait_for 10 iwarp_left
 	send_bw_long
 	kill -KILL $cli
@@ -1217,7 +1228,7 @@ interop_rxe_ipv6 wire_roce_ipv6 any_name rxe_keeps_its_provider port_taken_by_rx
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open kernel_qp"
 DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_mw rc_srq rc_loss_short bad_input \
-netdev_unregister add_delete_rmmod_cycles kernel_qp rping_iwarp_short iwarp_kill_peer"
+netdev_unregister add_delete_rmmod_cycles kernel_qp rping_iwarp_short iwarp_kill_peer_short"
 
 reset
 if [ $# -gt 0 ]; then
