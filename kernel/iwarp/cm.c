@@ -364,7 +364,8 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 		return -EOPNOTSUPP;
 	}
 
-	mutex_lock(&listener->mutex);
+	/* Child, then listener: the listener never waits for a child. */
+	mutex_lock_nested(&listener->mutex, SINGLE_DEPTH_NESTING);
 	if (listener->state != CEP_LISTEN || !listener->cm_id) {
 		mutex_unlock(&listener->mutex);
 		return -ECONNREFUSED;
@@ -468,7 +469,8 @@ static void softrdma_cep_accept_all(struct softrdma_cep *listener)
 		}
 		kref_get(&listener->ref);
 		cep->listener = listener;
-		mutex_lock(&cep->mutex);
+		/* A new child, under its listener's mutex: no one else has it. */
+		mutex_lock_nested(&cep->mutex, SINGLE_DEPTH_NESTING);
 		softrdma_cep_attach(cep, sock);
 		/* The child was cloned with the listener's callbacks. */
 		cep->old_data_ready = listener->old_data_ready;
