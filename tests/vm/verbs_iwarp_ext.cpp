@@ -24,6 +24,7 @@
 #include <netdb.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -208,15 +209,18 @@ struct Conn {
 		return post(wr);
 	}
 
-	// One completion (the transfer runs in the kernel).
+	// One completion within 60 s (the transfer runs in the kernel, which
+	// may be a slow debug kernel).
 	bool wait(ibv_wc &wc) const
 	{
-		for (long i = 0; i < 40000000; ++i) {
+		const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+		for (long i = 0;; ++i) {
 			const int n = ibv_poll_cq(cq, 1, &wc);
 			if (n)
 				return n == 1;
+			if (i % 4096 == 0 && std::chrono::steady_clock::now() > end)
+				return false;
 		}
-		return false;
 	}
 
 	// Expect a completion of wr_id with status st (and opcode op on success).
