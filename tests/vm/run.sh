@@ -261,7 +261,8 @@ test_verbs_iwarp() {
 	iwarp_conformance 7200
 }
 
-# The short run for the debug kernel.
+# The short run meant for the debug kernel (not in DEBUG_SUBSET until
+# timed there).
 test_verbs_iwarp_short() {
 	iwarp_pair
 	iwarp_conformance 7200 --small
@@ -284,12 +285,12 @@ test_wire_iwarp() {
 	local total fpdus bad crc
 	total=$(tshark -r /tmp/wire-iw.pcap 2>/dev/null | wc -l)
 	fpdus=$(tshark -r /tmp/wire-iw.pcap -Y iwarp_mpa.fpdu 2>/dev/null | wc -l)
-	bad=$(tshark -r /tmp/wire-iw.pcap -Y '_ws.malformed || _ws.expert.severity >= "Warning"' \
-		2>/dev/null | wc -l)
+	# TCP's own expert notes (SACKs, window) are not ours to judge.
+	local flag='_ws.malformed || (_ws.expert.severity >= "Warning" && (iwarp_mpa || iwarp_ddp_rdmap))'
+	bad=$(tshark -r /tmp/wire-iw.pcap -Y "$flag" 2>/dev/null | wc -l)
 	crc=$(tshark -r /tmp/wire-iw.pcap -Y 'iwarp_mpa.crc_check != iwarp_mpa.crc' 2>/dev/null | wc -l)
 	echo "tshark: $total frames, $fpdus with FPDUs, $bad malformed or flagged, $crc bad CRCs"
-	tshark -r /tmp/wire-iw.pcap -Y '_ws.malformed || _ws.expert.severity >= "Warning"' \
-		2>/dev/null | head -n 5
+	tshark -r /tmp/wire-iw.pcap -Y "$flag" 2>/dev/null | head -n 5
 	[ "$fpdus" -gt 1000 ] && [ "$bad" = 0 ] && [ "$crc" = 0 ] || return 1
 	# Every Terminate: the TCP ports, and its layer, type and code.
 	tshark -r /tmp/wire-iw.pcap -Y 'iwarp_rdma.opcode == 7' -T fields -E separator=' ' \
@@ -1061,7 +1062,7 @@ perftest_interop_rxe_client_sr wire_roce rc_ipv6 rc_ipv6_loopback \
 interop_rxe_ipv6 wire_roce_ipv6 any_name rxe_keeps_its_provider port_taken_by_rxe provider_from_build_tree gids_follow_addresses \
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open kernel_qp"
-DEBUG_SUBSET="smoke_roce smoke_iwarp verbs_iwarp_short qp_roce rc_transfers rc_atomics rc_mw rc_srq rc_loss_short bad_input \
+DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_mw rc_srq rc_loss_short bad_input \
 netdev_unregister add_delete_rmmod_cycles kernel_qp"
 
 reset
