@@ -582,7 +582,8 @@ test_verbs_iwarp() {
 	iwarp_conformance 7200
 }
 
-# The short run for the debug kernel.
+# The short run meant for the debug kernel (not in DEBUG_SUBSET until
+# timed there).
 test_verbs_iwarp_short() {
 	iwarp_pair
 	iwarp_conformance 7200 --small
@@ -605,12 +606,13 @@ test_wire_iwarp() {
 	local total fpdus bad crc
 	total=$(tshark -r /tmp/wire-iw.pcap 2>/dev/null | wc -l)
 	fpdus=$(tshark -r /tmp/wire-iw.pcap -Y iwarp_mpa.fpdu 2>/dev/null | wc -l)
-	bad=$(tshark -r /tmp/wire-iw.pcap -Y '_ws.malformed || _ws.expert.severity >= "Warning"' \
-		2>/dev/null | wc -l)
+	# TCP's own expert notes (SACKs, window full) are not ours to judge;
+	# RPC-over-RDMA's heuristic takes Send payloads for its own.
+	local flag='_ws.malformed || (_ws.expert.severity >= "Warning" && !tcp.analysis.flags)'
+	bad=$(tshark -r /tmp/wire-iw.pcap --disable-protocol rpcordma -Y "$flag" 2>/dev/null | wc -l)
 	crc=$(tshark -r /tmp/wire-iw.pcap -Y 'iwarp_mpa.crc_check != iwarp_mpa.crc' 2>/dev/null | wc -l)
 	echo "tshark: $total frames, $fpdus with FPDUs, $bad malformed or flagged, $crc bad CRCs"
-	tshark -r /tmp/wire-iw.pcap -Y '_ws.malformed || _ws.expert.severity >= "Warning"' \
-		2>/dev/null | head -n 5
+	tshark -r /tmp/wire-iw.pcap --disable-protocol rpcordma -Y "$flag" 2>/dev/null | head -n 5
 	[ "$fpdus" -gt 1000 ] && [ "$bad" = 0 ] && [ "$crc" = 0 ] || return 1
 	# Every Terminate: the TCP ports, and its layer, type and code.
 	tshark -r /tmp/wire-iw.pcap -Y 'iwarp_rdma.opcode == 7' -T fields -E separator=' ' \

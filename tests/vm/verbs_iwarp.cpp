@@ -786,8 +786,9 @@ void sge_server(Conn &c, Ctl &ctl)
 	check(std::equal(want.begin(), want.end(), c.buf.begin() + kSink + 400000) &&
 		      c.buf[kSink + 400000 + total] == 0,
 	      "the WRITE's gathered bytes placed intact");
-	check(ctl.sync(2), "sge: sent");
+	// The READ's source, ready before the client may read it.
 	fill(c.at(0, kSink), 22);
+	check(ctl.sync(2), "sge: sent");
 	check(ctl.sync(3), "sge: done");
 }
 
