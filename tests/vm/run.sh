@@ -251,13 +251,13 @@ test_interop_siw_rping() {
 }
 
 # iw_matrix SERVER_DEV SERVER_NS CLIENT_DEV CLIENT_NS SERVER_IP: every
-# perftest program but the atomics (iWARP has none) over rdma_cm (-R), all
-# sizes (-a: 2 B to 8 MiB, each size must report), or each size in
-# IW_SIZES if set. An iWARP port has one GID, index 0. Runs every program,
-# fails if any failed.
+# perftest program in IW_PROGS (default: all but the atomics, which iWARP
+# has not) over rdma_cm (-R), all sizes (-a: 2 B to 8 MiB, each size must
+# report), or each size in IW_SIZES if set. An iWARP port has one GID,
+# index 0. Runs every program, fails if any failed.
 iw_matrix() {
 	local t s rc=0
-	for t in ib_send_lat ib_write_lat ib_read_lat ib_send_bw ib_write_bw ib_read_bw; do
+	for t in ${IW_PROGS:-ib_send_lat ib_write_lat ib_read_lat ib_send_bw ib_write_bw ib_read_bw}; do
 		if [ -z "${IW_SIZES:-}" ]; then
 			echo "== $t -a"
 			GIDX=0 "$PERF" "$@" $t -R -a -n 5 || rc=1
@@ -271,10 +271,16 @@ iw_matrix() {
 	return $rc
 }
 
-# perftest between softiwarp on veth0 and on veth1 (b), every size.
+# perftest between softiwarp on veth0 and on veth1 (b), every size; the
+# latency programs, then the bandwidth ones (each half takes minutes).
 test_perftest_iwarp() {
 	iwarp_pair
-	iw_matrix si1 b si0 - 10.0.0.2
+	IW_PROGS="ib_send_lat ib_write_lat ib_read_lat" iw_matrix si1 b si0 - 10.0.0.2
+}
+
+test_perftest_iwarp_bw() {
+	iwarp_pair
+	IW_PROGS="ib_send_bw ib_write_bw ib_read_bw" iw_matrix si1 b si0 - 10.0.0.2
 }
 
 # Interop with siw, perftest: siw on veth0 (initial namespace), softiwarp
@@ -1152,7 +1158,7 @@ kunit() {
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp rping_iwarp rping_iwarp_crc \
 interop_siw_rping interop_siw_rping_modes rping_iwarp_mpa_v1 ucmatose_iwarp ucmatose_interop_siw \
-perftest_iwarp perftest_interop_siw_server perftest_interop_siw_client \
+perftest_iwarp perftest_iwarp_bw perftest_interop_siw_server perftest_interop_siw_client \
 rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
 rc_atomics interop_rxe_atomics rc_mw interop_rxe_mw rc_srq srq_pingpong rc_sqd \
