@@ -14,6 +14,7 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/tcp.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -392,7 +393,7 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 	    rr->rev < 1)
 		return -EPROTO;
 	/* Answer in the lower of the two revisions. */
-	cep->mpa_rev = min_t(u8, rr->rev, 2);
+	cep->mpa_rev = min_t(u8, rr->rev, READ_ONCE(softrdma_iw_mpa_rev));
 	cep->enhanced = cep->mpa_rev == 2 && (rr->flags & SOFTRDMA_MPA_FLAG_E);
 	cep->crc = (rr->flags & SOFTRDMA_MPA_FLAG_C) || softrdma_iw_mpa_crc;
 	/* M asks for markers in the direction towards its sender. */
@@ -676,8 +677,8 @@ int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 
 	mutex_lock(&cep->mutex);
 	softrdma_cep_attach(cep, sock);
-	cep->mpa_rev = 2;
-	cep->enhanced = true;
+	cep->mpa_rev = READ_ONCE(softrdma_iw_mpa_rev);
+	cep->enhanced = cep->mpa_rev == 2;
 	cep->crc = softrdma_iw_mpa_crc;
 	cep->rx_markers = softrdma_iw_mpa_markers;
 	cep->p2p = softrdma_iw_p2p;
@@ -805,6 +806,15 @@ int softrdma_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
 	return ret;
 }
 
+/* Is @a the wildcard address (INADDR_ANY, in6addr_any)? */
+static bool softrdma_sockaddr_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+}
+
 int softrdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 {
 	struct softrdma_dev *sdev = to_sdev(id->device);
@@ -821,6 +831,17 @@ int softrdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 	ret = softrdma_cep_socket(sdev, id->m_local_addr.ss_family, &sock);
 	if (ret)
 		goto err_cep;
+	/*
+	 * A wildcard listen is one per iWARP device (the RDMA CM's): each
+	 * takes only what comes in through its own netdev, and so does not
+	 * collide with the others' (another driver's, say siw's, in the
+	 * same namespace) on the same port.
+	 */
+	if (softrdma_sockaddr_any(&id->m_local_addr)) {
+		ret = sock_bindtoindex(sock->sk, sdev->netdev->ifindex, true);
+		if (ret)
+			goto err_sock;
+	}
 	ret = kernel_bind(sock, (struct sockaddr *)&id->m_local_addr, len);
 	if (ret)
 		goto err_sock;

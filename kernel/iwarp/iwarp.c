@@ -26,6 +26,26 @@ bool softrdma_iw_rdmap_ext = true;
 module_param_named(rdmap_ext, softrdma_iw_rdmap_ext, bool, 0644);
 MODULE_PARM_DESC(rdmap_ext, "iWARP: offer and accept RFC 7306 atomics and immediate data (default: yes)");
 
+static int softrdma_iw_mpa_rev_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	u8 rev;
+
+	if (kstrtou8(val, 0, &rev) || rev < 1 || rev > 2)
+		return -EINVAL;
+	*(u8 *)kp->arg = rev;
+	return 0;
+}
+
+static const struct kernel_param_ops softrdma_iw_mpa_rev_ops = {
+	.set = softrdma_iw_mpa_rev_set,
+	.get = param_get_byte,
+};
+
+u8 softrdma_iw_mpa_rev = 2;
+module_param_cb(mpa_rev, &softrdma_iw_mpa_rev_ops, &softrdma_iw_mpa_rev, 0644);
+MODULE_PARM_DESC(mpa_rev, "iWARP: highest MPA revision we ask for and answer in, 1 or 2 (default 2: RFC 6581)");
+
 struct workqueue_struct *softrdma_iw_wq;
 
 static int softrdma_iwarp_port_immutable(struct ib_device *ibdev, u32 port,

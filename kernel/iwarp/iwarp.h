@@ -368,6 +368,7 @@ extern struct workqueue_struct *softrdma_iw_wq;
 extern bool softrdma_iw_mpa_crc;
 extern bool softrdma_iw_mpa_markers;
 extern bool softrdma_iw_p2p;
+extern u8 softrdma_iw_mpa_rev;
 
 /* cm.c */
 int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);
@@ -395,6 +396,8 @@ int softrdma_iw_send_rtr(struct softrdma_qp *qp, struct socket *sock,
 /* mpa.c */
 u32 softrdma_mpa_crc(const void *buf, u32 len);
 int softrdma_iw_sendbuf(struct socket *sock, const void *buf, size_t len);
+int softrdma_iw_sendmore(struct socket *sock, const void *buf, size_t len,
+			 bool more);
 u32 softrdma_fpdu_close(u8 *fpdu, u32 ulpdu_len, bool crc);
 u32 softrdma_mpa_markers(u32 soff, u32 len);
 u32 softrdma_mpa_mark(u8 *buf, u32 len, u32 soff);

@@ -240,14 +240,22 @@ u32 softrdma_mpa_mulpdu(u32 mss, bool markers)
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_mpa_mulpdu);
 
-/* Send all of @buf on @sock, blocking (process context only). */
-int softrdma_iw_sendbuf(struct socket *sock, const void *buf, size_t len)
+/*
+ * Send all of @buf on @sock, blocking (process context only). With @more,
+ * more is to follow at once: TCP may hold the bytes back to fill whole
+ * (GSO) segments instead of pushing a packet per call, until a call
+ * without @more (or a full send buffer) pushes them.
+ */
+int softrdma_iw_sendmore(struct socket *sock, const void *buf, size_t len,
+			 bool more)
 {
 	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 	int n;
 
 	might_sleep();
+	if (more)
+		msg.msg_flags |= MSG_MORE;
 	while (iov.iov_len) {
 		n = kernel_sendmsg(sock, &msg, &iov, 1, iov.iov_len);
 		if (n < 0)
@@ -258,4 +266,10 @@ int softrdma_iw_sendbuf(struct socket *sock, const void *buf, size_t len)
 		iov.iov_len -= n;
 	}
 	return 0;
+}
+
+/* Send all of @buf on @sock and push it (process context only). */
+int softrdma_iw_sendbuf(struct socket *sock, const void *buf, size_t len)
+{
+	return softrdma_iw_sendmore(sock, buf, len, false);
 }

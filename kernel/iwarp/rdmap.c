@@ -249,15 +249,24 @@ static u32 softrdma_iw_take(struct softrdma_qp *qp, u32 idx)
 	return IB_WC_SUCCESS;
 }
 
-/* Send the FPDU whose ULPDU (@ulen bytes) is in iw->txbuf + 2. */
-static int softrdma_iw_xmit(struct softrdma_iw_qp *iw, struct socket *sock,
-			    u32 ulen)
+/*
+ * Send the FPDU whose ULPDU (@ulen bytes) is in iw->txbuf + 2; @more: more
+ * FPDUs of the same message follow (TCP need not push this one alone).
+ */
+static int softrdma_iw_xmit_more(struct softrdma_iw_qp *iw,
+				 struct socket *sock, u32 ulen, bool more)
 {
 	u32 len = softrdma_fpdu_close_at(iw->txbuf, ulen, iw->crc,
 					 iw->tx_markers, iw->tx_soff);
 
 	iw->tx_soff += len;
-	return softrdma_iw_sendbuf(sock, iw->txbuf, len);
+	return softrdma_iw_sendmore(sock, iw->txbuf, len, more);
+}
+
+static int softrdma_iw_xmit(struct softrdma_iw_qp *iw, struct socket *sock,
+			    u32 ulen)
+{
+	return softrdma_iw_xmit_more(iw, sock, ulen, false);
 }
 
 /* Payload bytes of a segment after a DDP header of @hlen bytes. */
@@ -390,7 +399,7 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 			if (err)
 				return err;
 		}
-		err = softrdma_iw_xmit(iw, sock, hlen + n);
+		err = softrdma_iw_xmit_more(iw, sock, hlen + n, !last);
 		if (err)
 			return -EPIPE;
 		off += n;
@@ -442,7 +451,8 @@ static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
 		if (n)
 			softrdma_mr_copy(mr, rr->src_to + off, u + hlen, n,
 					 false);
-		err = softrdma_iw_xmit(iw, sock, hlen + n);
+		err = softrdma_iw_xmit_more(iw, sock, hlen + n,
+					    off + n != rr->len);
 		if (err) {
 			err = -EPIPE;
 			break;

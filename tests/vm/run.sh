@@ -721,19 +721,221 @@ test_interop_siw_ext() {
 	return $rc
 }
 
-# perftest over rdma_cm (-R) between softiwarp on veth0 and on veth1 (b).
-# Not in ALL yet: perftest.sh passes -x 1 and an iWARP port has GID 0 only.
-test_perftest_iwarp() {
-	iwarp_pair
-	local t s
-	for t in ib_send_lat ib_write_lat ib_read_lat; do
-		for s in 2 4096 65536; do
-			"$REPO/tests/vm/perftest.sh" si1 b si0 - 10.0.0.2 $t -R -s $s -n 200
+# iw_matrix SERVER_DEV SERVER_NS CLIENT_DEV CLIENT_NS SERVER_IP: every
+# perftest program in IW_PROGS (default: all but the atomics, which iWARP
+# has not) over rdma_cm (-R), all sizes (-a: 2 B to 8 MiB, each size must
+# report), or each size in IW_SIZES if set. An iWARP port has one GID,
+# index 0. Runs every program, fails if any failed.
+iw_matrix() {
+	local t s rc=0
+	for t in ${IW_PROGS:-ib_send_lat ib_write_lat ib_read_lat ib_send_bw ib_write_bw ib_read_bw}; do
+		if [ -z "${IW_SIZES:-}" ]; then
+			echo "== $t -a"
+			GIDX=0 "$PERF" "$@" $t -R -a -n 5 || rc=1
+			continue
+		fi
+		for s in $IW_SIZES; do
+			echo "== $t -s $s"
+			GIDX=0 "$PERF" "$@" $t -R -s "$s" -n 5 || rc=1
 		done
 	done
-	for s in 64 65536; do
-		"$REPO/tests/vm/perftest.sh" si1 b si0 - 10.0.0.2 ib_write_bw -R -s $s -n 200
+	return $rc
+}
+
+# perftest between softiwarp on veth0 and on veth1 (b), every size; the
+# latency programs, then the bandwidth ones (each half takes minutes).
+test_perftest_iwarp() {
+	iwarp_pair
+	IW_PROGS="ib_send_lat ib_write_lat ib_read_lat" iw_matrix si1 b si0 - 10.0.0.2
+}
+
+test_perftest_iwarp_bw() {
+	iwarp_pair
+	IW_PROGS="ib_send_bw ib_write_bw ib_read_bw" iw_matrix si1 b si0 - 10.0.0.2
+}
+
+# Interop with siw, perftest: siw on veth0 (initial namespace), softiwarp
+# on veth1 (b); siw serves, then softiwarp does.
+siw_pair() {
+	modprobe siw
+	rdma link add siw0 type siw netdev veth0
+	ip netns exec b rdma link add si1 type softiwarp netdev veth1
+}
+
+siw_cleanup() {
+	rdma link delete siw0 2>/dev/null
+	modprobe -r siw
+}
+
+# The same matrix over sizes that take one, several and many FPDUs: all of
+# -a would take a quarter of an hour each way under TCG, 1 MiB minutes.
+test_perftest_interop_siw_server() {
+	siw_pair
+	trap siw_cleanup EXIT
+	IW_SIZES="2 4096 262144" iw_matrix siw0 - si1 b 10.0.0.1
+}
+
+test_perftest_interop_siw_client() {
+	siw_pair
+	trap siw_cleanup EXIT
+	IW_SIZES="2 4096 262144" iw_matrix si1 b siw0 - 10.0.0.2
+}
+
+# iw_param NAME VALUE: set one of our iWARP module parameters.
+iw_param() {
+	echo "$2" >"/sys/module/softrdma/parameters/$1"
+}
+
+# mpa_check PCAP REQ_REV REQ_FLAGS REP_REV REP_FLAGS: the one MPA request
+# and reply in PCAP (Ethernet, IPv4, TCP) carry these revisions and flags
+# (hex: 0x80 markers, 0x40 CRC, 0x20 reject, 0x10 enhanced); with CRC
+# agreed, the first FPDU after the reply has a CRC field that is not zero.
+mpa_check() {
+	python3 - "$@" <<'PY'
+import struct, sys
+path, want = sys.argv[1], [int(a, 0) for a in sys.argv[2:]]
+data = open(path, 'rb').read()
+off, frames, fpdu = 24, {}, None
+while off + 16 <= len(data):
+    caplen = struct.unpack_from('<I', data, off + 8)[0]
+    pkt = data[off + 16:off + 16 + caplen]
+    off += 16 + caplen
+    if len(pkt) < 34 or pkt[12:14] != b'\x08\x00' or pkt[23] != 6:
+        continue
+    ip = 14 + (pkt[14] & 15) * 4
+    pay = pkt[ip + (pkt[ip + 12] >> 4) * 4:]
+    if pay[:12] == b'MPA ID Req F' or pay[:12] == b'MPA ID Rep F':
+        frames[pay[7:10]] = (pay[17], pay[16])
+        rest = pay[20 + struct.unpack_from('>H', pay, 18)[0]:]
+        if pay[7:10] == b'Rep' and len(rest) >= 8:
+            fpdu = rest
+    elif b'Rep' in frames and fpdu is None and len(pay) >= 8:
+        fpdu = pay
+got = [frames.get(b'Req', (-1, -1)), frames.get(b'Rep', (-1, -1))]
+if got != [(want[0], want[1]), (want[2], want[3])]:
+    print('MPA (rev, flags) request %r reply %r, want %r' % (got[0], got[1], want))
+    sys.exit(1)
+if want[3] & 0x40:
+    if fpdu is None:
+        print('no FPDU after the MPA reply')
+        sys.exit(1)
+    ulen = struct.unpack_from('>H', fpdu)[0]
+    end = 2 + ulen + (-(2 + ulen) & 3)
+    if fpdu[end:end + 4] in (b'', b'\0\0\0\0'):
+        print('CRC agreed, but the first FPDU has none: %r' % fpdu[:24])
+        sys.exit(1)
+PY
+}
+
+# mpa_cap PORT REQ_REV REQ_FLAGS REP_REV REP_FLAGS CMD...: run CMD while
+# capturing TCP port PORT on veth1, then mpa_check.
+mpa_cap() {
+	local port=$1 cap rc=0
+	shift
+	ip netns exec b tcpdump -i veth1 -U -s 0 -w /tmp/mpa.pcap tcp port "$port" \
+		2>/dev/null &
+	cap=$!
+	sleep 2
+	"${@:5}" || rc=1
+	sleep 1
+	kill $cap
+	wait $cap
+	[ $rc = 0 ] && mpa_check /tmp/mpa.pcap "$1" "$2" "$3" "$4"
+}
+
+# mpa_rping SRV_NS CLI_NS SRV_IP REQ_REV REQ_FLAGS REP_REV REP_FLAGS: rping
+# as rping_run does, the MPA frames checked.
+mpa_rping() {
+	mpa_cap 7174 "$4" "$5" "$6" "$7" rping_run "$1" "$2" "$3" 10 4000
+}
+
+# rping with siw in each MPA mode one of the two can be set to (siw's own
+# settings are compiled in: CRC only if asked, revision 2, no peer to
+# peer): we ask for CRC or not, in revision 1 or 2, peer to peer or not as
+# the initiator; as the responder we grant CRC or not. The MPA frames on
+# the wire must show what was asked for and agreed.
+test_interop_siw_rping_modes() {
+	siw_pair
+	trap siw_cleanup EXIT
+	local crc rev p2p flags rc=0
+	for rev in 1 2; do
+		for crc in 0 1; do
+			for p2p in 0 1; do
+				[ $rev = 1 ] && [ $p2p = 1 ] && continue
+				echo "== softiwarp initiator: rev $rev crc $crc p2p $p2p"
+				iw_param mpa_rev $rev
+				iw_param mpa_crc $crc
+				iw_param peer_to_peer $p2p
+				flags=$((crc * 0x40 + (rev - 1) * 0x10))
+				if [ $rev = 1 ]; then
+					# siw's QP answering revision 1 has no ORD:
+					# rping's server would read. Sends only.
+					mpa_cap 7471 1 $flags 1 $flags ucma_run - b 10.0.0.1 \
+						-c 2 -C 10 -S 4000 || rc=1
+					continue
+				fi
+				mpa_rping - b 10.0.0.1 $rev $flags $rev $flags || rc=1
+			done
+		done
 	done
+	iw_param mpa_rev 2
+	iw_param peer_to_peer 0
+	for crc in 0 1; do
+		echo "== softiwarp responder: crc $crc"
+		iw_param mpa_crc $crc
+		mpa_rping b - 10.0.0.2 2 0x10 2 $((crc * 0x40 + 0x10)) || rc=1
+	done
+	return $rc
+}
+
+# MPA revision 1 between two softiwarp devices (the parameter holds for
+# both: each asks and answers in revision 1), without CRC, then with.
+test_rping_iwarp_mpa_v1() {
+	iwarp_pair
+	iw_param mpa_rev 1
+	mpa_rping b - 10.0.0.2 1 0 1 0
+	iw_param mpa_crc 1
+	mpa_rping - b 10.0.0.1 1 0x40 1 0x40
+}
+
+# ucmatose: CONNECTIONS connections, COUNT sends of SIZE bytes each way,
+# then disconnects; both sides must exit 0 and report every step. It does
+# not check completion statuses: the kernel log must show no Terminate.
+# ucma_run SRV_NS CLI_NS SRV_IP ARGS...
+ucma_run() {
+	local sns=$1 cns=$2 ip=$3 spre=() cpre=() srv rc=0 t0
+	shift 3
+	[ "$sns" = - ] || spre=(ip netns exec "$sns")
+	[ "$cns" = - ] || cpre=(ip netns exec "$cns")
+	t0=$(dmesg | grep -c -i terminat || true)
+	"${spre[@]}" timeout 120 ucmatose -p 7471 "$@" >/tmp/ucma-srv.log 2>&1 &
+	srv=$!
+	wait_listen "$sns" 7471
+	"${cpre[@]}" timeout 120 ucmatose -s "$ip" -p 7471 "$@" >/tmp/ucma-cli.log 2>&1 || rc=$?
+	wait $srv || rc=$((rc + 100 + $?))
+	if [ $rc != 0 ] ||
+		! grep -q "^data transfers complete" /tmp/ucma-srv.log ||
+		! grep -q "^data transfers complete" /tmp/ucma-cli.log ||
+		! grep -q "^disconnected" /tmp/ucma-srv.log ||
+		[ "$(dmesg | grep -c -i terminat || true)" != "$t0" ]; then
+		echo "ucmatose $*: exit $rc"
+		tail -n 8 /tmp/ucma-cli.log /tmp/ucma-srv.log
+		dmesg | tail -n 5
+		return 1
+	fi
+}
+
+test_ucmatose_iwarp() {
+	iwarp_pair
+	ucma_run b - 10.0.0.2 -c 4 -C 20 -S 4096
+	ucma_run - b 10.0.0.1 -c 2 -C 10 -S 100000
+}
+
+test_ucmatose_interop_siw() {
+	siw_pair
+	trap siw_cleanup EXIT
+	ucma_run b - 10.0.0.2 -c 4 -C 20 -S 4096
+	ucma_run - b 10.0.0.1 -c 4 -C 20 -S 100000
 }
 
 # Interop: rdma_rxe on veth0 (initial namespace), softroce on veth1 (b).
@@ -1429,6 +1631,8 @@ ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp rping_iw
 rping_iwarp_markers interop_siw_rping interop_siw_markers iwarp_ext interop_siw_ext \
 iwarp_kill_peer iwarp_reset iwarp_netem iwarp_mpa_timeout \
 verbs_iwarp wire_iwarp \
+interop_siw_rping_modes rping_iwarp_mpa_v1 ucmatose_iwarp ucmatose_interop_siw \
+perftest_iwarp perftest_iwarp_bw perftest_interop_siw_server perftest_interop_siw_client \
 rc_transfers rc_wr_api rc_cq_ex counters rc_pingpong rc_loss rc_loss_burst rc_reorder rc_duplicate rc_rnr \
 rc_dead_link rc_mtu interop_rxe_transfers interop_rxe_pingpong \
 rc_atomics interop_rxe_atomics rc_mw interop_rxe_mw rc_srq srq_pingpong rc_sqd \
