@@ -697,3 +697,32 @@ void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
 	softrdma_cq_post(qp->rcq, cqe, solicited);
 	qp->resp.in_recv = false;
 }
+
+/* Carry out the local operation @s. Return: its completion status. */
+u32 softrdma_local_op(struct softrdma_qp *qp, struct softrdma_swqe *s)
+{
+	u32 key = s->wqe.imm_data;
+	int ret;
+
+	if (s->wqe.opcode == IB_WR_REG_MR)
+		return softrdma_frmr_reg(qp, s->wqe.rkey, s->wqe.imm_data);
+	if (s->wqe.opcode == IB_WR_BIND_MW)
+		return softrdma_mw_bind(qp, &s->wqe);
+	if (softrdma_key_is_mw(key))
+		ret = softrdma_local_inv(qp, key);
+	else
+		ret = softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
+	return ret ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
+}
+
+/*
+ * Invalidate @key for a SEND with Invalidate that arrived on @qp: a type 2
+ * window bound through @qp, or a fast-registration MR of its PD.
+ * Return: 0 or -errno.
+ */
+int softrdma_remote_inv(struct softrdma_qp *qp, u32 key)
+{
+	if (softrdma_key_is_mw(key))
+		return softrdma_mw_invalidate(qp, key, true);
+	return softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
+}

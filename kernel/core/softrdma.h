@@ -430,7 +430,33 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init);
 int softrdma_qp_kick(struct softrdma_qp *qp);
 void softrdma_qp_flush(struct softrdma_qp *qp);
+static inline bool softrdma_wr_is_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Work requests answered with data, counted against max_rd_atomic. */
+static inline bool softrdma_wr_is_rd_atomic(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_RDMA_READ || softrdma_wr_is_atomic(wr_opcode);
+}
+
+/*
+ * Work requests the requester carries out itself, with nothing to send:
+ * fast registration, window binds and local invalidation. Both transports
+ * run them in send queue order, once every WQE before them has completed
+ * (a retransmission must still find the memory it reads as it was).
+ */
+static inline bool softrdma_wr_is_local(u32 wr_opcode)
+{
+	return wr_opcode == IB_WR_LOCAL_INV || wr_opcode == IB_WR_REG_MR ||
+	       wr_opcode == IB_WR_BIND_MW;
+}
+
 void softrdma_sq_complete(struct softrdma_qp *qp, u32 idx, u32 status);
+u32 softrdma_local_op(struct softrdma_qp *qp, struct softrdma_swqe *s);
+int softrdma_remote_inv(struct softrdma_qp *qp, u32 key);
 bool softrdma_recv_take(struct softrdma_qp *qp);
 void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
 			    bool solicited);

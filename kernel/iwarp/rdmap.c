@@ -77,46 +77,6 @@ void softrdma_iw_qp_cleanup(struct softrdma_qp *qp)
 	qp->iw = NULL;
 }
 
-static bool softrdma_iw_is_atomic(u32 wr_opcode)
-{
-	return wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-/* Operations answered by the peer, within our ORD: READs and atomics. */
-static bool softrdma_iw_is_rd_atomic(u32 wr_opcode)
-{
-	return wr_opcode == IB_WR_RDMA_READ || softrdma_iw_is_atomic(wr_opcode);
-}
-
-/*
- * Work requests the requester carries out itself, with nothing to send:
- * window binds, local invalidation and fast registration. They run in send
- * queue order, once everything before them has completed.
- */
-static bool softrdma_iw_is_local(u32 wr_opcode)
-{
-	return wr_opcode == IB_WR_LOCAL_INV || wr_opcode == IB_WR_REG_MR ||
-	       wr_opcode == IB_WR_BIND_MW;
-}
-
-/* Carry out the local operation @s. Return: its completion status. */
-static u32 softrdma_iw_local(struct softrdma_qp *qp, struct softrdma_swqe *s)
-{
-	u32 key = s->wqe.imm_data;
-	int ret;
-
-	if (s->wqe.opcode == IB_WR_REG_MR)
-		return softrdma_frmr_reg(qp, s->wqe.rkey, s->wqe.imm_data);
-	if (s->wqe.opcode == IB_WR_BIND_MW)
-		return softrdma_mw_bind(qp, &s->wqe);
-	if (softrdma_key_is_mw(key))
-		ret = softrdma_local_inv(qp, key);
-	else
-		ret = softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
-	return ret ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
-}
-
 /* Complete, in order, every WQE done from the oldest on. */
 static void softrdma_iw_advance(struct softrdma_qp *qp)
 {
@@ -341,7 +301,7 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 	u32 off = 0, op;
 	int err;
 
-	if (softrdma_iw_is_atomic(s->wqe.opcode))
+	if (softrdma_wr_is_atomic(s->wqe.opcode))
 		return softrdma_iw_send_areq(qp, sock, idx, msn);
 	if (s->wqe.opcode == IB_WR_SEND_WITH_IMM) {
 		/* The immediate goes first, then the Send it belongs to. */
@@ -509,13 +469,13 @@ static bool softrdma_iw_may_send(struct softrdma_qp *qp, u32 idx)
 	u32 op = READ_ONCE(w->opcode);
 
 	/* A local operation waits for everything before it to complete. */
-	if (softrdma_iw_is_local(op))
+	if (softrdma_wr_is_local(op))
 		return qp->req.comp_idx == idx;
 	if (!reads)
 		return true;
 	if (READ_ONCE(w->flags) & SOFTRDMA_WQE_FENCE)
 		return false;
-	return !softrdma_iw_is_rd_atomic(op) ||
+	return !softrdma_wr_is_rd_atomic(op) ||
 	       reads < clamp_t(u32, qp->attrs.max_rd_atomic, 1, iw->orq_size);
 }
 
@@ -603,8 +563,8 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 			return;
 		}
 		s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
-		if (softrdma_iw_is_local(s->wqe.opcode)) {
-			status = softrdma_iw_local(qp, s);
+		if (softrdma_wr_is_local(s->wqe.opcode)) {
+			status = softrdma_local_op(qp, s);
 			if (status != IB_WC_SUCCESS) {
 				softrdma_sq_complete(qp, idx, status);
 				qp->req.comp_idx = idx + 1;
@@ -618,7 +578,7 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 			spin_unlock_bh(&qp->lock);
 			continue;
 		}
-		read = softrdma_iw_is_rd_atomic(s->wqe.opcode);
+		read = softrdma_wr_is_rd_atomic(s->wqe.opcode);
 		if (read) {
 			iw->orq[iw->orq_tail % iw->orq_size] = idx;
 			iw->orq_tail++;
@@ -843,14 +803,6 @@ static void softrdma_iw_rx_imm(struct softrdma_qp *qp, u8 op, bool last,
 	softrdma_recv_complete(qp, &cqe, op == RDMAP_IMM_SE);
 }
 
-/* Remote invalidation of @key (Send with Invalidate). Return: 0 or -errno. */
-static int softrdma_iw_rinv(struct softrdma_qp *qp, u32 key)
-{
-	if (softrdma_key_is_mw(key))
-		return softrdma_mw_invalidate(qp, key, true);
-	return softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
-}
-
 static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 				u32 inv_stag, u32 msn, u32 mo, u8 *p, u32 n)
 {
@@ -915,7 +867,7 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 		 * fast-registration MRs of its PD may be invalidated remotely
 		 * (RFC 5040 6.10).
 		 */
-		if (softrdma_iw_rinv(qp, inv_stag)) {
+		if (softrdma_remote_inv(qp, inv_stag)) {
 			softrdma_iw_complete_recv(qp, IB_WC_REM_INV_REQ_ERR,
 						  qp->resp.roff, false);
 			softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
@@ -934,6 +886,28 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 	softrdma_recv_complete(qp, &cqe, se);
 }
 
+/*
+ * Checks for a message of one segment on queue @qn (Read Request, Atomic
+ * Request or Response): opcode @want, the queue's next MSN, @size bytes.
+ * Return: true if it may be taken; else a Terminate is on its way.
+ */
+static bool softrdma_iw_rx_one(struct softrdma_qp *qp, u8 op, u8 want, u32 qn,
+			       u32 msn, bool last, u32 n, u32 size)
+{
+	if (op != want)
+		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
+				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
+	else if (msn != qp->iw->rx_msn[qn])
+		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				      TERM_DDP_U_MSN_RANGE);
+	else if (!last || n != size)
+		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+				      TERM_DDP_U_TOO_LONG);
+	else
+		return true;
+	return false;
+}
+
 static void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last,
 				u32 msn, u8 *p, u32 n)
 {
@@ -944,21 +918,9 @@ static void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last,
 	u32 ird;
 	int err;
 
-	if (op != RDMAP_READ_REQ) {
-		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
-				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
+	if (!softrdma_iw_rx_one(qp, op, RDMAP_READ_REQ, SOFTRDMA_QN_READ,
+				msn, last, n, SOFTRDMA_RREQ_LEN))
 		return;
-	}
-	if (msn != iw->rx_msn[SOFTRDMA_QN_READ]) {
-		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				      TERM_DDP_U_MSN_RANGE);
-		return;
-	}
-	if (!last || n != SOFTRDMA_RREQ_LEN) {
-		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				      TERM_DDP_U_TOO_LONG);
-		return;
-	}
 	ird = clamp_t(u32, qp->attrs.max_dest_rd_atomic, 1, iw->irq_size);
 	if (iw->irq_tail - iw->irq_head >= ird) {
 		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
@@ -1018,21 +980,9 @@ static void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last,
 	u64 to, orig;
 	int err;
 
-	if (op != RDMAP_ATOMIC_REQ) {
-		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
-				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
+	if (!softrdma_iw_rx_one(qp, op, RDMAP_ATOMIC_REQ, SOFTRDMA_QN_AREQ,
+				msn, last, n, sizeof(a)))
 		return;
-	}
-	if (msn != iw->rx_msn[SOFTRDMA_QN_AREQ]) {
-		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				      TERM_DDP_U_MSN_RANGE);
-		return;
-	}
-	if (!last || n != sizeof(a)) {
-		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				      TERM_DDP_U_TOO_LONG);
-		return;
-	}
 	/* Atomics and READs share the IRD. */
 	ird = clamp_t(u32, qp->attrs.max_dest_rd_atomic, 1, iw->irq_size);
 	if (iw->irq_tail - iw->irq_head >= ird) {
@@ -1097,27 +1047,15 @@ static void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last,
 	u32 idx, slot;
 	u64 orig;
 
-	if (op != RDMAP_ATOMIC_RESP) {
-		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
-				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
+	if (!softrdma_iw_rx_one(qp, op, RDMAP_ATOMIC_RESP, SOFTRDMA_QN_ARESP,
+				msn, last, n, sizeof(a)))
 		return;
-	}
-	if (msn != iw->rx_msn[SOFTRDMA_QN_ARESP]) {
-		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				      TERM_DDP_U_MSN_RANGE);
-		return;
-	}
-	if (!last || n != sizeof(a)) {
-		softrdma_iw_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-				      TERM_DDP_U_TOO_LONG);
-		return;
-	}
 	memcpy(&a, p, sizeof(a));
 	idx = iw->orq[iw->orq_head % iw->orq_size];
 	slot = idx & (qp->sq.num_slots - 1);
 	s = &qp->swqe[slot];
 	if (iw->orq_head == iw->orq_tail ||
-	    !softrdma_iw_is_atomic(s->wqe.opcode) || ntohl(a.req_id) != idx) {
+	    !softrdma_wr_is_atomic(s->wqe.opcode) || ntohl(a.req_id) != idx) {
 		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
 				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
 		return;

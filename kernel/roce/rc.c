@@ -298,49 +298,6 @@ out:
 	spin_unlock_bh(&qp->lock);
 }
 
-static bool softrdma_is_atomic(u32 wr_opcode)
-{
-	return wr_opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-/* Operations that wait for a response carrying data, and count against
- * the QP's max_rd_atomic.
- */
-static bool softrdma_is_rd_atomic(u32 wr_opcode)
-{
-	return wr_opcode == IB_WR_RDMA_READ || softrdma_is_atomic(wr_opcode);
-}
-
-/*
- * Work requests the requester executes itself, with nothing to send: fast
- * registration, window binds and local invalidation. They run in send
- * queue order, once every WQE before them has completed (a retransmission
- * must still find the memory it reads as it was).
- */
-static bool softrdma_is_local(u32 wr_opcode)
-{
-	return wr_opcode == IB_WR_LOCAL_INV || wr_opcode == IB_WR_REG_MR ||
-	       wr_opcode == IB_WR_BIND_MW;
-}
-
-/* Execute the local operation @s. Return: its completion status. */
-static u32 softrdma_req_local(struct softrdma_qp *qp, struct softrdma_swqe *s)
-{
-	u32 key = s->wqe.imm_data;
-	int ret;
-
-	if (s->wqe.opcode == IB_WR_REG_MR)
-		return softrdma_frmr_reg(qp, s->wqe.rkey, s->wqe.imm_data);
-	if (s->wqe.opcode == IB_WR_BIND_MW)
-		return softrdma_mw_bind(qp, &s->wqe);
-	if (softrdma_key_is_mw(key))
-		ret = softrdma_local_inv(qp, key);
-	else
-		ret = softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
-	return ret ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
-}
-
 /*
  * May the WQE at @idx go now? Not while max_rd_atomic READs and atomics
  * are in flight if it is one more, nor past a fence while any is.
@@ -351,13 +308,13 @@ static bool softrdma_req_may_send(struct softrdma_qp *qp, u32 idx)
 	u32 op = READ_ONCE(w->opcode), flags = READ_ONCE(w->flags);
 
 	/* A local operation waits for everything before it to complete. */
-	if (softrdma_is_local(op))
+	if (softrdma_wr_is_local(op))
 		return qp->req.comp_idx == idx;
 	if (!qp->req.rd_atomic)
 		return true;
 	if (flags & SOFTRDMA_WQE_FENCE)
 		return false;
-	return !softrdma_is_rd_atomic(op) ||
+	return !softrdma_wr_is_rd_atomic(op) ||
 	       qp->req.rd_atomic < max_t(u32, qp->attrs.max_rd_atomic, 1);
 }
 
@@ -407,7 +364,7 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 		return IB_WC_LOC_LEN_ERR;
 	s->len = len;
 sized:
-	if (softrdma_is_rd_atomic(s->wqe.opcode))
+	if (softrdma_wr_is_rd_atomic(s->wqe.opcode))
 		qp->req.rd_atomic++;
 	/* An atomic's 8 bytes, like a zero-length message, take one packet. */
 	s->npkts = max_t(u32, DIV_ROUND_UP(s->len, mtu), 1);
@@ -483,8 +440,8 @@ again:
 			qp->req.tx_pkt = 0;
 			s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
 			if (status == IB_WC_SUCCESS &&
-			    softrdma_is_local(s->wqe.opcode)) {
-				status = softrdma_req_local(qp, s);
+			    softrdma_wr_is_local(s->wqe.opcode)) {
+				status = softrdma_local_op(qp, s);
 				if (status == IB_WC_SUCCESS) {
 					softrdma_sq_complete(qp, idx, status);
 					qp->req.comp_idx = idx + 1;
@@ -574,7 +531,7 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 			&qp->swqe[qp->req.comp_idx & (qp->sq.num_slots - 1)];
 
 		if (softrdma_psn_diff(s->last_psn, psn) > 0 ||
-		    softrdma_is_rd_atomic(s->wqe.opcode))
+		    softrdma_wr_is_rd_atomic(s->wqe.opcode))
 			break;
 		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 		qp->req.comp_idx++;
@@ -618,7 +575,7 @@ static void softrdma_comp_atomic(struct softrdma_qp *qp, u32 psn, u8 *p,
 		return;
 	slot = qp->req.comp_idx & (qp->sq.num_slots - 1);
 	s = &qp->swqe[slot];
-	if (!softrdma_is_atomic(s->wqe.opcode) || s->first_psn != psn)
+	if (!softrdma_wr_is_atomic(s->wqe.opcode) || s->first_psn != psn)
 		return;		/* stale or foreign: the timer asks again */
 	orig = be64_to_cpu(ack.orig);
 	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge, 1,
@@ -956,14 +913,6 @@ static void softrdma_resp_reread(struct softrdma_qp *qp, u8 *p, u32 len,
 	softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
 }
 
-/* Remote invalidation of @rkey (SEND with Invalidate). Return: 0 or -errno. */
-static int softrdma_resp_rinv(struct softrdma_qp *qp, u32 rkey)
-{
-	if (softrdma_key_is_mw(rkey))
-		return softrdma_mw_invalidate(qp, rkey, true);
-	return softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, rkey);
-}
-
 static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
 					u32 opcode, u32 byte_len, bool imm,
 					const u8 *immdt, bool solicited)
@@ -1134,7 +1083,7 @@ static void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			 * windows bound through the QP may be invalidated
 			 * remotely.
 			 */
-			if (softrdma_resp_rinv(qp, rkey)) {
+			if (softrdma_remote_inv(qp, rkey)) {
 				softrdma_resp_complete_recv(qp,
 							    IB_WC_REM_INV_REQ_ERR,
 							    IB_WC_RECV,
