@@ -637,6 +637,31 @@ u32 softrdma_swqe_copy_body(struct softrdma_qp *qp, u32 slot, const u8 *body,
 }
 
 /**
+ * softrdma_swqe_copy_atomic - take an atomic WQE's local buffer off the ring
+ * @qp: the QP
+ * @slot: the WQE's slot; qp->swqe[@slot].wqe holds its copied header
+ * @body: the slot's bytes after the header, in the shared ring
+ *
+ * The original value lands in one local buffer of 8 bytes or more.
+ *
+ * Return: IB_WC_SUCCESS, IB_WC_LOC_QP_OP_ERR (inline, or not one SGE) or
+ * IB_WC_LOC_LEN_ERR (a buffer under 8 bytes).
+ */
+u32 softrdma_swqe_copy_atomic(struct softrdma_qp *qp, u32 slot, const u8 *body)
+{
+	struct softrdma_swqe *s = &qp->swqe[slot];
+	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
+
+	if (s->wqe.flags & SOFTRDMA_WQE_INLINE || s->wqe.num_sge != 1)
+		return IB_WC_LOC_QP_OP_ERR;
+	memcpy(sge, body, sizeof(*sge));
+	if (sge->length < sizeof(u64))
+		return IB_WC_LOC_LEN_ERR;
+	s->len = sizeof(u64);
+	return IB_WC_SUCCESS;
+}
+
+/**
  * softrdma_recv_take - take the next receive WQE for an arriving message
  * @qp: the QP; qp->lock held
  *

@@ -460,6 +460,7 @@ int softrdma_remote_inv(struct softrdma_qp *qp, u32 key);
 bool softrdma_recv_take(struct softrdma_qp *qp);
 void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
 			    bool solicited);
+u32 softrdma_swqe_copy_atomic(struct softrdma_qp *qp, u32 slot, const u8 *body);
 u32 softrdma_swqe_copy_body(struct softrdma_qp *qp, u32 slot, const u8 *body,
 			    u64 *len);
 void softrdma_qp_doorbell(struct softrdma_qp *qp);

@@ -158,7 +158,6 @@ static u32 softrdma_iw_take(struct softrdma_qp *qp, u32 idx)
 	struct softrdma_swqe *s = &qp->swqe[slot];
 	u8 *body = (u8 *)softrdma_ring_slot(&qp->sq, idx) +
 		   SOFTRDMA_SEND_WQE_HDR_SIZE;
-	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
 	u32 status;
 	u64 len;
 
@@ -185,14 +184,7 @@ static u32 softrdma_iw_take(struct softrdma_qp *qp, u32 idx)
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		if (!qp->iw->ext)
 			return IB_WC_LOC_QP_OP_ERR;
-		/* The original value lands in one local 8-byte buffer. */
-		if (s->wqe.flags & SOFTRDMA_WQE_INLINE || s->wqe.num_sge != 1)
-			return IB_WC_LOC_QP_OP_ERR;
-		memcpy(sge, body, sizeof(*sge));
-		if (sge->length < sizeof(u64))
-			return IB_WC_LOC_LEN_ERR;
-		s->len = sizeof(u64);
-		return IB_WC_SUCCESS;
+		return softrdma_swqe_copy_atomic(qp, slot, body);
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}

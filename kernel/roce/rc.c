@@ -323,7 +323,6 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 {
 	u32 slot = idx & (qp->sq.num_slots - 1);
 	struct softrdma_swqe *s = &qp->swqe[slot];
-	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
 	u8 *body = (u8 *)softrdma_ring_slot(&qp->sq, idx) + SOFTRDMA_SEND_WQE_HDR_SIZE;
 	u32 mtu = softrdma_mtu(qp), status;
 	u64 len;
@@ -346,13 +345,9 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 		return IB_WC_SUCCESS;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		/* The original value lands in one local 8-byte buffer. */
-		if (s->wqe.flags & SOFTRDMA_WQE_INLINE || s->wqe.num_sge != 1)
-			return IB_WC_LOC_QP_OP_ERR;
-		memcpy(sge, body, sizeof(*sge));
-		if (sge->length < sizeof(u64))
-			return IB_WC_LOC_LEN_ERR;
-		s->len = sizeof(u64);
+		status = softrdma_swqe_copy_atomic(qp, slot, body);
+		if (status != IB_WC_SUCCESS)
+			return status;
 		goto sized;
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
