@@ -241,16 +241,18 @@ u32 softrdma_mpa_mulpdu(u32 mss, bool markers)
 EXPORT_SYMBOL_IF_KUNIT(softrdma_mpa_mulpdu);
 
 /*
- * Send all of @buf on @sock, blocking (process context only). With @more,
- * more is to follow at once: TCP may hold the bytes back to fill whole
- * (GSO) segments instead of pushing a packet per call, until a call
- * without @more (or a full send buffer) pushes them.
+ * Send all of @buf, one FPDU or MPA frame, on @sock, blocking (process
+ * context only). MSG_EOR ends TCP's buffer with it: nothing sent later joins
+ * its segment, so FPDUs (no larger than the MSS) stay aligned to segments
+ * (RFC 5044 8), also when TCP has a backlog. With @more, more is to follow
+ * at once: TCP may hold the segments back until a call without @more (or a
+ * full send buffer) pushes them.
  */
 int softrdma_iw_sendmore(struct socket *sock, const void *buf, size_t len,
 			 bool more)
 {
 	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_EOR };
 	int n;
 
 	might_sleep();
