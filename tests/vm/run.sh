@@ -606,9 +606,10 @@ test_wire_iwarp() {
 	local total fpdus bad crc
 	total=$(tshark -r /tmp/wire-iw.pcap 2>/dev/null | wc -l)
 	fpdus=$(tshark -r /tmp/wire-iw.pcap -Y iwarp_mpa.fpdu 2>/dev/null | wc -l)
-	# TCP's own expert notes (SACKs, window full) are not ours to judge;
-	# RPC-over-RDMA's heuristic takes Send payloads for its own.
-	local flag='_ws.malformed || (_ws.expert.severity >= "Warning" && !tcp.analysis.flags)'
+	# TCP's own expert notes (SACKs, window full, the resets that end a
+	# connection after a Terminate) are not ours to judge: only frames
+	# with MPA are; RPC-over-RDMA's heuristic takes Send payloads for its own.
+	local flag='_ws.malformed || (iwarp_mpa && _ws.expert.severity >= "Warning" && !tcp.analysis.flags)'
 	bad=$(tshark -r /tmp/wire-iw.pcap --disable-protocol rpcordma -Y "$flag" 2>/dev/null | wc -l)
 	crc=$(tshark -r /tmp/wire-iw.pcap -Y 'iwarp_mpa.crc_check != iwarp_mpa.crc' 2>/dev/null | wc -l)
 	echo "tshark: $total frames, $fpdus with FPDUs, $bad malformed or flagged, $crc bad CRCs"
@@ -788,8 +789,10 @@ iw_param() {
 
 # mpa_check PCAP REQ_REV REQ_FLAGS REP_REV REP_FLAGS: the one MPA request
 # and reply in PCAP (Ethernet, IPv4, TCP) carry these revisions and flags
-# (hex: 0x80 markers, 0x40 CRC, 0x20 reject, 0x10 enhanced); with CRC
-# agreed, the first FPDU after the reply has a CRC field that is not zero.
+# (hex: 0x80 markers, 0x40 CRC, 0x20 reject, 0x10 enhanced; the reserved
+# low four bits, two of which offer and accept RFC 7306 between softrdma
+# peers, are iwarp_ext's to check); with CRC agreed, the first FPDU after
+# the reply has a CRC field that is not zero.
 mpa_check() {
 	python3 - "$@" <<'PY'
 import struct, sys
@@ -805,7 +808,7 @@ while off + 16 <= len(data):
     ip = 14 + (pkt[14] & 15) * 4
     pay = pkt[ip + (pkt[ip + 12] >> 4) * 4:]
     if pay[:12] == b'MPA ID Req F' or pay[:12] == b'MPA ID Rep F':
-        frames[pay[7:10]] = (pay[17], pay[16])
+        frames[pay[7:10]] = (pay[17], pay[16] & 0xf0)
         rest = pay[20 + struct.unpack_from('>H', pay, 18)[0]:]
         if pay[7:10] == b'Rep' and len(rest) >= 8:
             fpdu = rest
