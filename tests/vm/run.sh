@@ -634,6 +634,10 @@ for l in open(sys.argv[1]):
 got = {}
 for l in open(sys.argv[2]):
     f = [int(x, 0) for x in l.split()]
+    # DDP catastrophic (layer 1, type 0): Wireshark has no field for its
+    # code, whose only value is 0 (local catastrophic error).
+    if len(f) == 4 and f[2] == 1 and f[3] == 0:
+        f.append(0)
     if len(f) < 5:
         print('undecoded Terminate:', l.strip())
         sys.exit(1)

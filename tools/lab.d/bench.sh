@@ -35,8 +35,14 @@ run() {
 	local pre=()
 	[ "$ns" = - ] || pre=(ip netns exec "$ns")
 	"${pre[@]}" timeout 120 $t -d "$dev" "$@" >/dev/null 2>&1 &
-	local srv=$!
-	sleep 1
+	local srv=$! n=100
+	# Connect once the server listens (perftest port 18515; over rdma_cm
+	# the listener is a kernel socket of the driver).
+	while [ $n -gt 0 ] && [ -z "$("${pre[@]}" ss -Hltn "sport = :18515")" ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	sleep 0.2
 	"${pre[@]}" timeout 120 $t -d "$dev" "$@" "$ip" 2>/dev/null | grep -E "^ +[0-9]+ +[0-9]+ " | tail -n 1
 	wait $srv 2>/dev/null || true
 }
