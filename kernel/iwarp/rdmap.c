@@ -1137,6 +1137,7 @@ static void softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
 	if (op >= RDMAP_FIRST_EXT && !iw->ext) {
 		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
 				      TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
+		iw->rx_ulpdu = NULL;
 		return;
 	}
 	if (u[0] & SOFTRDMA_DDP_T) {
