@@ -647,6 +647,15 @@ static void softrdma_iw_tagged_error(struct softrdma_qp *qp, int err)
 				      TERM_DDP_T_INVALID_STAG);
 }
 
+/* An untagged request's remote key failed softrdma_rkey_get() with @err. */
+static void softrdma_iw_rkey_error(struct softrdma_qp *qp, int err)
+{
+	softrdma_iw_terminate(qp, TERM_LAYER_RDMAP, TERM_RDMAP_PROTECTION,
+			      err == -EACCES ? TERM_RDMAP_ACCESS :
+			      err == -ERANGE ? TERM_RDMAP_BOUNDS :
+			      TERM_RDMAP_INVALID_STAG);
+}
+
 static void softrdma_iw_rx_write(struct softrdma_qp *qp, u32 stag, u64 to,
 				 u8 *p, u32 n)
 {
@@ -937,13 +946,7 @@ static void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last,
 				       be64_to_cpu(req.src_to), ntohl(req.len),
 				       IB_ACCESS_REMOTE_READ, &err);
 		if (!mr) {
-			softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
-					      TERM_RDMAP_PROTECTION,
-					      err == -EACCES ?
-					      TERM_RDMAP_ACCESS :
-					      err == -ERANGE ?
-					      TERM_RDMAP_BOUNDS :
-					      TERM_RDMAP_INVALID_STAG);
+			softrdma_iw_rkey_error(qp, err);
 			return;
 		}
 		softrdma_mr_put(mr);
@@ -1014,11 +1017,7 @@ static void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last,
 			err = -ERANGE;
 	}
 	if (!mr || err) {
-		softrdma_iw_terminate(qp, TERM_LAYER_RDMAP,
-				      TERM_RDMAP_PROTECTION,
-				      err == -EACCES ? TERM_RDMAP_ACCESS :
-				      err == -ERANGE ? TERM_RDMAP_BOUNDS :
-				      TERM_RDMAP_INVALID_STAG);
+		softrdma_iw_rkey_error(qp, err);
 		return;
 	}
 	rr = &iw->irq[iw->irq_tail % iw->irq_size];
