@@ -73,6 +73,11 @@ struct softrdma_transport_ops {
 	/* The requester; callers hold qp->lock. */
 	void (*req_run)(struct softrdma_qp *qp);
 	bool (*req_pending)(struct softrdma_qp *qp);
+	/*
+	 * A process rang the doorbell (no lock held, may sleep): send in its
+	 * context rather than wake a worker (may be NULL).
+	 */
+	int (*req_kick)(struct softrdma_qp *qp);
 	void (*sqd_check)(struct softrdma_qp *qp);
 	/*
 	 * The QP leaves the working states (to RESET or ERR): drop output

@@ -126,7 +126,7 @@ static void softrdma_cep_data_ready(struct sock *sk)
 		struct softrdma_qp *qp = READ_ONCE(cep->rx_qp);
 
 		if (qp)
-			softrdma_iw_data_ready(qp);
+			softrdma_iw_data_ready(qp, sk);
 		else
 			softrdma_cep_queue(cep);
 	}
@@ -146,7 +146,7 @@ static void softrdma_cep_state_change(struct sock *sk)
 		old = cep->old_state_change;
 		/* The receiver or the MPA reader sees EOF or the error. */
 		if (qp)
-			softrdma_iw_data_ready(qp);
+			softrdma_iw_rx_kick(qp);
 		else
 			softrdma_cep_queue(cep);
 	}

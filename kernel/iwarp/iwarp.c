@@ -168,6 +168,7 @@ const struct softrdma_transport_ops softrdma_iwarp_tops = {
 	.qp_cleanup = softrdma_iw_qp_cleanup,
 	.req_run = softrdma_iw_req_run,
 	.req_pending = softrdma_iw_req_pending,
+	.req_kick = softrdma_iw_req_kick,
 	.sqd_check = softrdma_iw_sqd_check,
 	.modify_qp = softrdma_iw_modify_qp,
 };

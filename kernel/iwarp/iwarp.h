@@ -250,6 +250,9 @@ enum {
 				  (SOFTRDMA_MPA_MARKER_INTERVAL - \
 				   SOFTRDMA_MPA_MARKER_LEN)))
 
+/* The largest message a poster's doorbell sends itself (rdmap.c). */
+#define SOFTRDMA_IW_DIRECT_MAX	(64 * 1024)
+
 enum softrdma_cep_state {
 	CEP_IDLE,
 	CEP_LISTEN,
@@ -324,6 +327,7 @@ struct softrdma_iw_qp {
 	struct socket *sock;		/* the cep's, while in RTS */
 	struct work_struct tx_work;
 	struct work_struct rx_work;
+	struct mutex tx_mutex;		/* one sender: the work or a poster */
 	bool crc;
 	bool tx_markers;
 	bool rx_markers;
@@ -357,6 +361,7 @@ struct softrdma_iw_qp {
 	const u8 *rx_ulpdu;		/* the ULPDU being received, or NULL */
 	u32 rx_ulen;
 	/* Receive: one FPDU at a time. */
+	bool rx_stop;			/* the stream cannot be parsed on */
 	u32 rx_have;
 	u32 rx_need;
 	u8 *rxbuf;
@@ -386,10 +391,12 @@ int softrdma_iw_qp_init(struct softrdma_qp *qp);
 void softrdma_iw_qp_cleanup(struct softrdma_qp *qp);
 void softrdma_iw_req_run(struct softrdma_qp *qp);
 bool softrdma_iw_req_pending(struct softrdma_qp *qp);
+int softrdma_iw_req_kick(struct softrdma_qp *qp);
 void softrdma_iw_qp_fail(struct softrdma_qp *qp);
 int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep);
 void softrdma_iw_qp_stop(struct softrdma_qp *qp);
-void softrdma_iw_data_ready(struct softrdma_qp *qp);
+void softrdma_iw_data_ready(struct softrdma_qp *qp, struct sock *sk);
+void softrdma_iw_rx_kick(struct softrdma_qp *qp);
 int softrdma_iw_send_rtr(struct softrdma_qp *qp, struct socket *sock,
 			 u16 rtr);
 

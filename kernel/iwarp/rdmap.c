@@ -5,12 +5,16 @@
  * and the receiver, which places what arrives after checking every STag,
  * offset and length.
  *
- * Both run in process context, one work item each per QP (the socket
- * callbacks only queue them): the sender blocks in the socket while the
- * peer is slow to read, the receiver reads one FPDU at a time without
- * blocking. Both hold qp->lock only to look at or change the QP's state,
- * never across a socket call. A Send or RDMA Write completes once all of it
- * is in the socket; an RDMA Read once its response has arrived.
+ * The sender runs in the doorbell of the process that posted, while the
+ * socket takes its output at once, and otherwise in a work item, which
+ * blocks in the socket while the peer is slow to read; one at a time
+ * (iw->tx_mutex). The receiver places each FPDU as soon as it is whole, in
+ * the softirq that brought its last bytes (tcp_read_sock() from the socket
+ * callback); a work item sees the end of the stream. Both hold qp->lock
+ * only to look at or change the QP's state, never across a socket call. A
+ * Send or RDMA Write completes once all of it is in the socket (over veth,
+ * the peer's answer may have arrived and completed by then); an RDMA Read
+ * once its response has arrived.
  */
 #include <linux/tcp.h>
 #include <net/sock.h>
@@ -39,6 +43,7 @@ int softrdma_iw_qp_init(struct softrdma_qp *qp)
 	iw->qp = qp;
 	INIT_WORK(&iw->tx_work, softrdma_iw_tx_work);
 	INIT_WORK(&iw->rx_work, softrdma_iw_rx_work);
+	mutex_init(&iw->tx_mutex);
 	qp->swqe = kvcalloc(n, sizeof(*qp->swqe), GFP_KERNEL);
 	qp->ssge = kvcalloc(n * qp->sq_max_sge, sizeof(*qp->ssge), GFP_KERNEL);
 	qp->sinline = kvzalloc(n * qp->max_inline, GFP_KERNEL);
@@ -471,11 +476,28 @@ static bool softrdma_iw_may_send(struct softrdma_qp *qp, u32 idx)
 	       reads < clamp_t(u32, qp->attrs.max_rd_atomic, 1, iw->orq_size);
 }
 
-static void softrdma_iw_tx_work(struct work_struct *work)
+/*
+ * May a poster's doorbell send @len more bytes in its own context? Only
+ * while the socket takes them without waiting, and only so much: the rest
+ * is the work item's.
+ */
+static bool softrdma_iw_direct_ok(struct socket *sock, u64 len)
 {
-	struct softrdma_iw_qp *iw = container_of(work, struct softrdma_iw_qp,
-						 tx_work);
-	struct softrdma_qp *qp = iw->qp;
+	int room = sk_stream_wspace(sock->sk);
+
+	/* The FPDUs' headers, pads, CRCs and markers: well under 1/8. */
+	return len <= SOFTRDMA_IW_DIRECT_MAX && room > 0 &&
+	       len + len / 8 + 512 <= room;
+}
+
+/*
+ * The sender (iw->tx_mutex held): Terminate, Read Responses, then the SQ.
+ * @direct: in a poster's doorbell, which hands large or blocked output to
+ * the work item.
+ */
+static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
 
 	for (;;) {
 		struct softrdma_iw_rresp rr;
@@ -507,6 +529,8 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 		}
 		if (iw->irq_head != iw->irq_tail) {
 			rr = iw->irq[iw->irq_head % iw->irq_size];
+			if (direct && !softrdma_iw_direct_ok(sock, rr.len))
+				goto hand_over;
 			iw->irq_head++;
 			if (rr.atomic)
 				msn = iw->tx_msn[SOFTRDMA_QN_ARESP]++;
@@ -545,6 +569,12 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 			return;
 		}
 		status = softrdma_iw_take(qp, idx);
+		s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+		/* A Read Request is small whatever it asks for. */
+		if (direct && status == IB_WC_SUCCESS &&
+		    !softrdma_iw_direct_ok(sock, s->wqe.opcode ==
+					   IB_WR_RDMA_READ ? 0 : s->len))
+			goto hand_over;
 		qp->req.send_idx++;
 		if (status != IB_WC_SUCCESS) {
 			softrdma_sq_complete(qp, idx, status);
@@ -554,7 +584,6 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 			softrdma_iw_conn_lost(qp, false);
 			return;
 		}
-		s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
 		if (softrdma_wr_is_local(s->wqe.opcode)) {
 			status = softrdma_local_op(qp, s);
 			if (status != IB_WC_SUCCESS) {
@@ -614,7 +643,22 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 			softrdma_iw_advance(qp);
 		}
 		spin_unlock_bh(&qp->lock);
+		cond_resched();
 	}
+
+hand_over:
+	queue_work(softrdma_iw_wq, &iw->tx_work);
+	spin_unlock_bh(&qp->lock);
+}
+
+static void softrdma_iw_tx_work(struct work_struct *work)
+{
+	struct softrdma_iw_qp *iw = container_of(work, struct softrdma_iw_qp,
+						 tx_work);
+
+	mutex_lock(&iw->tx_mutex);
+	softrdma_iw_tx(iw->qp, false);
+	mutex_unlock(&iw->tx_mutex);
 }
 
 /* Are there WQEs the sender has not taken? */
@@ -631,6 +675,39 @@ void softrdma_iw_req_run(struct softrdma_qp *qp)
 {
 	if (qp->iw->sock)
 		queue_work(softrdma_iw_wq, &qp->iw->tx_work);
+}
+
+/*
+ * A process's doorbell (process context, no lock held): a connected QP's
+ * WQEs go out in the poster's context, as far as the socket takes them at
+ * once. Waking a worker instead costs a scheduler round trip, a whole tick
+ * when the poster spins on the CPU the worker wakes on.
+ */
+int softrdma_iw_req_kick(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	bool direct;
+	int ret = 0;
+
+	spin_lock_bh(&qp->lock);
+	direct = qp->state == IB_QPS_RTS && iw->sock;
+	if (qp->state == IB_QPS_RESET)
+		ret = -EINVAL;
+	else if (!direct)
+		softrdma_qp_doorbell(qp);
+	spin_unlock_bh(&qp->lock);
+	if (!direct)
+		return ret;
+	if (mutex_trylock(&iw->tx_mutex)) {
+		softrdma_iw_tx(qp, true);
+		mutex_unlock(&iw->tx_mutex);
+		return 0;
+	}
+	/* The sender is busy; it may be past its last look at the ring. */
+	spin_lock_bh(&qp->lock);
+	softrdma_iw_req_run(qp);
+	spin_unlock_bh(&qp->lock);
+	return 0;
 }
 
 /* Map softrdma_mr_get()'s error on a tagged buffer to a Terminate. */
@@ -1193,66 +1270,115 @@ bad_qn:
 	iw->rx_ulpdu = NULL;
 }
 
+/*
+ * The FPDU being assembled has iw->rx_need bytes: its MPA header, after
+ * which the whole length is known, or all of it, which is handled (qp->lock
+ * taken here). Return: false if the stream cannot be parsed on.
+ */
+static bool softrdma_iw_rx_step(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+
+	if (iw->rx_need == softrdma_mpa_hdr_len(iw->rx_soff, iw->rx_markers)) {
+		u32 ulen, len;
+
+		len = softrdma_mpa_fpdu_len(iw->rxbuf, iw->rx_soff,
+					    iw->rx_markers, &ulen);
+		if (ulen < SOFTRDMA_TAGGED_LEN) {
+			spin_lock_bh(&qp->lock);
+			softrdma_iw_terminate(qp, TERM_LAYER_LLP, 0,
+					      TERM_LLP_LEN);
+			spin_unlock_bh(&qp->lock);
+			return false;
+		}
+		/* The CRC field is there even without CRC. */
+		iw->rx_need = len;
+		return true;
+	}
+	spin_lock_bh(&qp->lock);
+	softrdma_iw_rx_fpdu(qp);
+	spin_unlock_bh(&qp->lock);
+	iw->rx_soff += iw->rx_need;
+	iw->rx_have = 0;
+	iw->rx_need = softrdma_mpa_hdr_len(iw->rx_soff, iw->rx_markers);
+	return true;
+}
+
+/* tcp_read_sock() actor: assemble FPDUs from @skb, handle each one whole. */
+static int softrdma_iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+				unsigned int off, size_t len)
+{
+	struct softrdma_qp *qp = desc->arg.data;
+	struct softrdma_iw_qp *iw = qp->iw;
+	size_t done = 0;
+
+	/* After a framing error only the close is awaited: drop the rest. */
+	while (done < len && !iw->rx_stop) {
+		u32 n = min_t(size_t, len - done, iw->rx_need - iw->rx_have);
+
+		if (skb_copy_bits(skb, off + done, iw->rxbuf + iw->rx_have, n))
+			break;
+		iw->rx_have += n;
+		done += n;
+		if (iw->rx_have == iw->rx_need && !softrdma_iw_rx_step(qp))
+			iw->rx_stop = true;
+	}
+	return len;
+}
+
+/*
+ * Receive what the socket holds; its lock is held (owned, or bh-locked in
+ * the softirq that brought the data). Each FPDU is placed as soon as it
+ * is whole, in that softirq when there is one: no worker is woken.
+ */
+static void softrdma_iw_rx_read(struct softrdma_qp *qp, struct sock *sk)
+{
+	read_descriptor_t desc = {
+		.arg.data = qp,
+		.count = 1,
+	};
+
+	tcp_read_sock(sk, &desc, softrdma_iw_rx_actor);
+}
+
+/*
+ * The receiver's work item: what arrived before the QP started, and the
+ * end of the stream (EOF: the peer closed; an error: it reset).
+ */
 static void softrdma_iw_rx_work(struct work_struct *work)
 {
 	struct softrdma_iw_qp *iw = container_of(work, struct softrdma_iw_qp,
 						 rx_work);
 	struct softrdma_qp *qp = iw->qp;
+	bool eof = false, reset = false;
+	struct socket *sock;
+	struct sock *sk;
 
-	for (;;) {
-		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
-		struct socket *sock;
-		struct kvec iov;
-		int n;
-
-		spin_lock_bh(&qp->lock);
-		sock = iw->sock;
-		spin_unlock_bh(&qp->lock);
-		if (!sock)
-			return;
-		iov.iov_base = iw->rxbuf + iw->rx_have;
-		iov.iov_len = iw->rx_need - iw->rx_have;
-		n = kernel_recvmsg(sock, &msg, &iov, 1, iov.iov_len,
-				   MSG_DONTWAIT);
-		if (n == -EAGAIN)
-			return;
-		if (n <= 0) {
-			/* EOF: the peer closed; an error: it reset. */
-			softrdma_iw_conn_lost(qp, n == 0);
-			return;
-		}
-		iw->rx_have += n;
-		if (iw->rx_have < iw->rx_need)
-			continue;
-		if (iw->rx_need == softrdma_mpa_hdr_len(iw->rx_soff,
-							iw->rx_markers)) {
-			u32 ulen, len;
-
-			len = softrdma_mpa_fpdu_len(iw->rxbuf, iw->rx_soff,
-						    iw->rx_markers, &ulen);
-			if (ulen < SOFTRDMA_TAGGED_LEN) {
-				spin_lock_bh(&qp->lock);
-				softrdma_iw_terminate(qp, TERM_LAYER_LLP, 0,
-						      TERM_LLP_LEN);
-				spin_unlock_bh(&qp->lock);
-				return;
-			}
-			/* The CRC field is there even without CRC. */
-			iw->rx_need = len;
-			continue;
-		}
-		spin_lock_bh(&qp->lock);
-		softrdma_iw_rx_fpdu(qp);
-		spin_unlock_bh(&qp->lock);
-		iw->rx_soff += iw->rx_need;
-		iw->rx_have = 0;
-		iw->rx_need = softrdma_mpa_hdr_len(iw->rx_soff, iw->rx_markers);
-		cond_resched();
+	spin_lock_bh(&qp->lock);
+	sock = iw->sock;
+	spin_unlock_bh(&qp->lock);
+	if (!sock)
+		return;
+	sk = sock->sk;
+	lock_sock(sk);
+	softrdma_iw_rx_read(qp, sk);
+	if (skb_queue_empty(&sk->sk_receive_queue)) {
+		reset = sk->sk_err;
+		eof = sk->sk_shutdown & RCV_SHUTDOWN;
 	}
+	release_sock(sk);
+	if (reset || eof)
+		softrdma_iw_conn_lost(qp, !reset);
 }
 
-/* Socket callback: FPDUs arrived (softirq: only queue the receiver). */
-void softrdma_iw_data_ready(struct softrdma_qp *qp)
+/* Socket callback: FPDUs arrived (softirq, or the socket's owner). */
+void softrdma_iw_data_ready(struct softrdma_qp *qp, struct sock *sk)
+{
+	softrdma_iw_rx_read(qp, sk);
+}
+
+/* Socket callback: the connection's state changed (any context). */
+void softrdma_iw_rx_kick(struct softrdma_qp *qp)
 {
 	queue_work(softrdma_iw_wq, &qp->iw->rx_work);
 }
@@ -1300,6 +1426,7 @@ int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep)
 	iw->term_due = false;
 	iw->rtr_due = cep->p2p && cep->state == CEP_AWAIT_ACCEPT;
 	iw->rx_soff = 0;
+	iw->rx_stop = false;
 	iw->rx_have = 0;
 	iw->rx_need = softrdma_mpa_hdr_len(0, iw->rx_markers);
 	qp->attrs.max_rd_atomic = min_t(u32, cep->ord, SOFTRDMA_MAX_RD_ATOMIC);
@@ -1350,5 +1477,8 @@ void softrdma_iw_qp_stop(struct softrdma_qp *qp)
 		return;
 	cancel_work_sync(&iw->tx_work);
 	cancel_work_sync(&iw->rx_work);
+	/* A poster sending in its doorbell finds no socket from now on. */
+	mutex_lock(&iw->tx_mutex);
+	mutex_unlock(&iw->tx_mutex);
 	softrdma_cep_put(cep);
 }

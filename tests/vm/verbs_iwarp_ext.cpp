@@ -84,6 +84,7 @@ struct Conn {
 	rdma_cm_id *id = nullptr;
 	ibv_pd *pd = nullptr;
 	ibv_cq *cq = nullptr;
+	std::vector<ibv_wc> aside;	// completions of the kind not waited for yet
 	ibv_mr *mr = nullptr;
 	std::vector<std::uint8_t> buf = std::vector<std::uint8_t>(kBuf);
 	Peer peer{};
@@ -209,15 +210,28 @@ struct Conn {
 		return post(wr);
 	}
 
-	// One completion within 60 s (the transfer runs in the kernel, which
-	// may be a slow debug kernel).
-	bool wait(ibv_wc &wc) const
+	// The next send (wr_id < 100) or receive completion within 60 s (the
+	// transfer runs in the kernel, which may be a slow debug kernel). The
+	// two kinds share the CQ in no set order: the peer's answer may
+	// complete before the send it answers; the other kind waits aside.
+	bool wait(ibv_wc &wc, bool want_recv = false)
 	{
+		for (auto it = aside.begin(); it != aside.end(); ++it) {
+			if ((it->wr_id >= 100) == want_recv) {
+				wc = *it;
+				aside.erase(it);
+				return true;
+			}
+		}
 		const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
 		for (long i = 0;; ++i) {
 			const int n = ibv_poll_cq(cq, 1, &wc);
-			if (n)
-				return n == 1;
+			if (n < 0)
+				return false;
+			if (n == 1 && (wc.wr_id >= 100) == want_recv)
+				return true;
+			if (n == 1)
+				aside.push_back(wc);
 			if (i % 4096 == 0 && std::chrono::steady_clock::now() > end)
 				return false;
 		}
@@ -241,7 +255,7 @@ struct Conn {
 	// Expect the next receive: its completion in wc.
 	bool recv(ibv_wc &wc, const std::string &what)
 	{
-		const bool got = wait(wc);
+		const bool got = wait(wc, true);
 		const bool ok = got && wc.wr_id >= 100 && wc.wr_id < 100 + kSlots;
 		check(ok, what + " arrives (got " +
 				  (got ? std::string(ibv_wc_status_str(wc.status))
