@@ -156,12 +156,20 @@ static void softrdma_cep_state_change(struct sock *sk)
 		old(sk);
 }
 
-/* Take @sock over (cep->mutex held): our callbacks, TCP_NODELAY. */
+/*
+ * Take @sock over (cep->mutex held): our callbacks, TCP_NODELAY, and
+ * keepalives, so that a peer gone silent (host down, link cut) ends an
+ * idle connection too, in 35 s.
+ */
 static void softrdma_cep_attach(struct softrdma_cep *cep, struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 
 	tcp_sock_set_nodelay(sk);
+	sock_set_keepalive(sk);
+	tcp_sock_set_keepidle(sk, SOFTRDMA_CEP_KEEPIDLE);
+	tcp_sock_set_keepintvl(sk, SOFTRDMA_CEP_KEEPINTVL);
+	tcp_sock_set_keepcnt(sk, SOFTRDMA_CEP_KEEPCNT);
 	write_lock_bh(&sk->sk_callback_lock);
 	cep->old_data_ready = sk->sk_data_ready;
 	cep->old_state_change = sk->sk_state_change;
@@ -174,8 +182,15 @@ static void softrdma_cep_attach(struct softrdma_cep *cep, struct socket *sock)
 }
 
 /* Give the socket's callbacks back and release it (cep->mutex held). */
+static int softrdma_cep_discard(read_descriptor_t *desc, struct sk_buff *skb,
+				unsigned int off, size_t len)
+{
+	return len;
+}
+
 static void softrdma_cep_release_sock(struct softrdma_cep *cep)
 {
+	read_descriptor_t desc = { .count = 1 };
 	struct socket *sock = cep->sock;
 	struct sock *sk;
 
@@ -189,6 +204,13 @@ static void softrdma_cep_release_sock(struct softrdma_cep *cep)
 	sk->sk_write_space = cep->old_write_space;
 	cep->rx_qp = NULL;
 	write_unlock_bh(&sk->sk_callback_lock);
+	/*
+	 * Unread bytes would turn the close into a reset, which TCP does not
+	 * repeat: a peer that lost it would wait for its keepalives.
+	 */
+	lock_sock(sk);
+	tcp_read_sock(sk, &desc, softrdma_cep_discard);
+	release_sock(sk);
 	cep->sock = NULL;
 	sock_release(sock);
 }

@@ -273,6 +273,10 @@ enum {
 
 /* How long the MPA request, the reply and the RTR may take. */
 #define SOFTRDMA_CEP_TIMEOUT	(10 * HZ)
+/* TCP keepalives of a connection (seconds, probes): silent after 35 s. */
+#define SOFTRDMA_CEP_KEEPIDLE	20
+#define SOFTRDMA_CEP_KEEPINTVL	5
+#define SOFTRDMA_CEP_KEEPCNT	3
 
 /* One TCP endpoint: a listener, or a connection being made or made. */
 struct softrdma_cep {

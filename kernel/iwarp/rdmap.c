@@ -128,6 +128,23 @@ static void softrdma_iw_conn_lost(struct softrdma_qp *qp, bool graceful)
 }
 
 /*
+ * A Terminate ends the QP's stream (RFC 5040 5.3): the consumer hears of
+ * it as an affiliated asynchronous error, as well as by the completions.
+ * Caller holds qp->lock.
+ */
+static void softrdma_iw_fatal(struct softrdma_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/*
  * Fail the QP and send a Terminate (RFC 5040 4.8) with @layer, @etype and
  * @code, then close. Caller holds qp->lock.
  */
@@ -139,8 +156,10 @@ static void softrdma_iw_terminate(struct softrdma_qp *qp, u8 layer, u8 etype,
 	ibdev_info_ratelimited(&qp->sdev->ibdev,
 			       "QP %u: terminate layer %u type %u code 0x%x\n",
 			       qp->ibqp.qp_num, layer, etype, code);
-	if (qp->state != IB_QPS_ERR)
+	if (qp->state != IB_QPS_ERR) {
 		softrdma_iw_qp_fail(qp);
+		softrdma_iw_fatal(qp);
+	}
 	if (iw->term_due || !iw->sock)
 		return;
 	iw->term_due = true;
@@ -1169,6 +1188,7 @@ static void softrdma_iw_rx_term(struct softrdma_qp *qp, u8 *p, u32 n)
 		qp->req.comp_idx++;
 	}
 	softrdma_iw_qp_fail(qp);
+	softrdma_iw_fatal(qp);
 	if (qp->iw->cep)
 		softrdma_cep_close(qp->iw->cep, true);
 }

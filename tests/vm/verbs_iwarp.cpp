@@ -42,6 +42,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -926,8 +927,35 @@ void after_error(Conn &c, const std::string &what)
 	      what + ": no other completion");
 }
 
-// The responder's side: its receives (posted 1, 2) complete as given.
-void responder_error(Conn &c, Ctl &ctl, const std::string &what, ibv_wc_status first)
+// A Terminate, sent or received, is also the QP's affiliated asynchronous
+// error: IBV_EVENT_QP_FATAL for this QP within 10 s (other events on the
+// shared context are acknowledged and passed over).
+bool qp_fatal(Conn &c)
+{
+	ibv_context *ctx = c.id->verbs;
+	const int fl = fcntl(ctx->async_fd, F_GETFL);
+	if (fl < 0 || fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK) != 0)
+		return false;
+	const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+	while (std::chrono::steady_clock::now() < end) {
+		pollfd p{ctx->async_fd, POLLIN, 0};
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		ibv_async_event ev{};
+		if (ibv_get_async_event(ctx, &ev) != 0)
+			continue;
+		const bool hit = ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == c.id->qp;
+		ibv_ack_async_event(&ev);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+// The responder's side: its receives (posted 1, 2) complete as given; it
+// sent a Terminate, or (@terminated false) saw the connection go.
+void responder_error(Conn &c, Ctl &ctl, const std::string &what, ibv_wc_status first,
+		     bool terminated = true)
 {
 	check(c.accept(), what + ": accepted");
 	check(ctl.sync(1), what + ": ready");
@@ -935,6 +963,8 @@ void responder_error(Conn &c, Ctl &ctl, const std::string &what, ibv_wc_status f
 	expect_wc(c.rcq, 2, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, -1,
 		  what + ": the second receive flushes");
 	check(wait_err(c), what + ": the responder's QP is in ERR");
+	if (terminated)
+		check(qp_fatal(c), what + ": the responder's QP reports IBV_EVENT_QP_FATAL");
 	check(poll_quiet(c.rcq, 100) + poll_quiet(c.scq, 100) == 0,
 	      what + ": no other completion");
 	check(ctl.sync(2), what + ": done");
@@ -988,6 +1018,7 @@ void remote_err_client(Conn &c, Ctl &ctl, const Err &e)
 					     IBV_WC_RDMA_WRITE,
 		  -1, std::string(e.name) + ": the requester's completion", e.alt);
 	after_error(c, e.name);
+	check(qp_fatal(c), std::string(e.name) + ": the Terminate is IBV_EVENT_QP_FATAL");
 	check(ctl.sync(2), std::string(e.name) + ": done");
 }
 
@@ -1070,10 +1101,75 @@ void remote_err_server(Conn &c, Ctl &ctl, const Err &e, const std::string &name)
 	check(c.accept(), name + ": accepted");
 	check(ctl.sync(1), name + ": ready");
 	check(wait_err(c), name + ": the responder's QP is in ERR");
+	check(qp_fatal(c), name + ": the responder's QP reports IBV_EVENT_QP_FATAL");
 	check(poll_quiet(c.rcq, 100) == 0, name + ": no completion");
 	check(ctl.sync(2), name + ": done");
 }
 
+
+
+// ---- connection management ----
+
+constexpr std::string_view kNo = "softrdma says no";
+
+// The client's connect is refused: rdma_connect fails with ECONNREFUSED
+// and the REJECTED event carries what the server said, byte for byte.
+bool refused(Conn &c, const std::string &name, std::string_view pdata)
+{
+	rdma_conn_param p{};
+	const Hello h{kMagic, c.group};
+	p.private_data = &h;
+	p.private_data_len = sizeof(h);
+	p.initiator_depth = 1;
+	p.responder_resources = 1;
+	const int ret = rdma_connect(c.id, &p);
+	const int err = errno;
+	const rdma_cm_event *ev = c.id->event;
+	check(ret == -1 && err == ECONNREFUSED,
+	      name + ": rdma_connect fails with ECONNREFUSED (got " + std::to_string(ret) + ", " +
+		      std::strerror(err) + ")");
+	check(ev && ev->event == RDMA_CM_EVENT_REJECTED,
+	      name + ": the event is REJECTED (got " +
+		      (ev ? rdma_event_str(ev->event) : "none") + ")");
+	if (!ev)
+		return false;
+	const std::string_view got(static_cast<const char *>(ev->param.conn.private_data),
+				   ev->param.conn.private_data_len);
+	check(got.substr(0, pdata.size()) == pdata,
+	      name + ": its private data is the server's " + std::to_string(pdata.size()) +
+		      " bytes (got " + std::to_string(got.size()) + ")");
+	return true;
+}
+
+void reject_client(Conn &c, Ctl &ctl)
+{
+	refused(c, "reject", kNo);
+	check(ctl.sync(1), "reject: done");
+}
+
+void reject_server(Conn &c, Ctl &ctl)
+{
+	check(rdma_reject(c.id, kNo.data(), static_cast<std::uint8_t>(kNo.size())) == 0,
+	      "reject: rdma_reject with private data");
+	check(ctl.sync(1), "reject: done");
+}
+
+// The server destroys the request without an answer: iw_cm rejects it.
+void unanswered_client(Conn &c, Ctl &ctl)
+{
+	refused(c, "unanswered", "");
+	check(ctl.sync(1), "unanswered: done");
+}
+
+void unanswered_server(Conn &c, Ctl &ctl)
+{
+	if (c.has_qp)
+		rdma_destroy_qp(c.id);
+	c.has_qp = false;
+	check(rdma_destroy_id(c.id) == 0, "unanswered: the request's id destroyed unanswered");
+	c.id = nullptr;
+	check(ctl.sync(1), "unanswered: done");
+}
 
 std::vector<Group> groups()
 {
@@ -1094,6 +1190,8 @@ std::vector<Group> groups()
 		// The server grants an IRD of 3: the client may have no more
 		// than 3 READs in flight (more would be terminated).
 		{"ord_small", [](Conn &c, Ctl &ctl) { ord_client(c, ctl, 3); }, ord_server, 3},
+		{"reject", reject_client, reject_server},
+		{"unanswered", unanswered_client, unanswered_server},
 	};
 	for (const Err &e : kRemoteErrs) {
 		const std::string name = e.name;
@@ -1116,7 +1214,7 @@ std::vector<Group> groups()
 	// connection go and flushes.
 	const auto flushed = [](Conn &c, Ctl &ctl) {
 		prepost(c, 65536);
-		responder_error(c, ctl, "local error", IBV_WC_WR_FLUSH_ERR);
+		responder_error(c, ctl, "local error", IBV_WC_WR_FLUSH_ERR, false);
 	};
 	g.push_back({"send_bad_lkey",
 		     [](Conn &c, Ctl &ctl) {
