@@ -181,13 +181,14 @@ static void softrdma_cep_attach(struct softrdma_cep *cep, struct socket *sock)
 	cep->sock = sock;
 }
 
-/* Give the socket's callbacks back and release it (cep->mutex held). */
+/* tcp_read_sock() actor: drop what arrived. */
 static int softrdma_cep_discard(read_descriptor_t *desc, struct sk_buff *skb,
 				unsigned int off, size_t len)
 {
 	return len;
 }
 
+/* Give the socket's callbacks back and release it (cep->mutex held). */
 static void softrdma_cep_release_sock(struct softrdma_cep *cep)
 {
 	read_descriptor_t desc = { .count = 1 };

@@ -706,17 +706,12 @@ int softrdma_iw_req_kick(struct softrdma_qp *qp)
 {
 	struct softrdma_iw_qp *iw = qp->iw;
 	bool direct;
-	int ret = 0;
 
 	spin_lock_bh(&qp->lock);
 	direct = qp->state == IB_QPS_RTS && iw->sock;
-	if (qp->state == IB_QPS_RESET)
-		ret = -EINVAL;
-	else if (!direct)
-		softrdma_qp_doorbell(qp);
 	spin_unlock_bh(&qp->lock);
 	if (!direct)
-		return ret;
+		return softrdma_qp_kick(qp);
 	if (mutex_trylock(&iw->tx_mutex)) {
 		softrdma_iw_tx(qp, true);
 		mutex_unlock(&iw->tx_mutex);
