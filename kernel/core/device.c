@@ -197,6 +197,7 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_DUPLICATES] = { .name = "duplicate_requests" },
 	[SOFTRDMA_CNT_RX_BACKLOG_DROPS] = { .name = "rx_backlog_drops" },
 	[SOFTRDMA_CNT_ACKS_COALESCED] = { .name = "acks_coalesced" },
+	[SOFTRDMA_CNT_TX_ZCOPY] = { .name = "tx_zcopy_fpdus" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);

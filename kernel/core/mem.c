@@ -6,8 +6,10 @@
  * fast-registration MR (softrdma has no DMA device: kernel consumers' DMA
  * addresses are kernel virtual addresses), from any context.
  */
+#include <linux/bvec.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/net.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -227,6 +229,41 @@ void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		iova += n;
 		len -= n;
 	}
+}
+
+/**
+ * softrdma_mr_pages - describe a range of an MR as pages, to send them
+ * @mr: an MR obtained with softrdma_mr_get() for this very range; held
+ *	until the pages are in the socket (which takes page references)
+ * @iova: first byte in the MR
+ * @len: bytes
+ * @bv: filled with (page, offset, length) in order
+ * @max: entries @bv has
+ *
+ * Return: the entries filled, or 0 if the range needs more than @max or a
+ * page must not be sent by reference (slab memory: sendpage_ok()); the
+ * caller then copies.
+ */
+u32 softrdma_mr_pages(struct softrdma_mr *mr, u64 iova, u32 len,
+		      struct bio_vec *bv, u32 max)
+{
+	u32 i = 0;
+
+	while (len) {
+		size_t off, room;
+		struct page *page = softrdma_mr_page(mr, iova, &off, &room);
+		u32 n = min_t(u64, len, room);
+
+		if (i == max || !sendpage_ok(page))
+			return 0;
+		bv[i].bv_page = page;
+		bv[i].bv_offset = off;
+		bv[i].bv_len = n;
+		i++;
+		iova += n;
+		len -= n;
+	}
+	return i;
 }
 
 /**

@@ -5,6 +5,7 @@
 #ifndef SOFTRDMA_H
 #define SOFTRDMA_H
 
+#include <linux/bvec.h>
 #include <linux/interrupt.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
@@ -54,6 +55,7 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_DUPLICATES,
 	SOFTRDMA_CNT_RX_BACKLOG_DROPS,
 	SOFTRDMA_CNT_ACKS_COALESCED,
+	SOFTRDMA_CNT_TX_ZCOPY,		/* iWARP FPDUs sent by reference */
 	SOFTRDMA_NUM_COUNTERS
 };
 
@@ -190,6 +192,8 @@ struct softrdma_swqe {
 	u32 first_psn;
 	u32 last_psn;
 	bool done;		/* iWARP: sent (or read back), to complete */
+	bool ack_wait;		/* iWARP: sent by reference, until TCP acks */
+	u32 ack_seq;		/* iWARP: TCP sequence after its last byte */
 };
 
 struct softrdma_iw_qp;
@@ -501,6 +505,8 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 void softrdma_mr_put(struct softrdma_mr *mr);
 void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
+u32 softrdma_mr_pages(struct softrdma_mr *mr, u64 iova, u32 len,
+		      struct bio_vec *bv, u32 max);
 int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
 		      u32 nsge, u64 off, void *buf, u32 len, bool to_mr,
 		      int access);

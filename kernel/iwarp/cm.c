@@ -156,6 +156,24 @@ static void softrdma_cep_state_change(struct sock *sk)
 		old(sk);
 }
 
+/* TCP has room again, or (SOCK_NOSPACE set) an ACK came: any context. */
+static void softrdma_cep_write_space(struct sock *sk)
+{
+	struct softrdma_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep) {
+		struct softrdma_qp *qp = READ_ONCE(cep->rx_qp);
+
+		/* It wakes a blocked sender, and may clear SOCK_NOSPACE. */
+		cep->old_write_space(sk);
+		if (qp)
+			softrdma_iw_write_space(qp, sk);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
 /*
  * Take @sock over (cep->mutex held): our callbacks, TCP_NODELAY, and
  * keepalives, so that a peer gone silent (host down, link cut) ends an
@@ -177,6 +195,7 @@ static void softrdma_cep_attach(struct softrdma_cep *cep, struct socket *sock)
 	sk->sk_user_data = cep;
 	sk->sk_data_ready = softrdma_cep_data_ready;
 	sk->sk_state_change = softrdma_cep_state_change;
+	sk->sk_write_space = softrdma_cep_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
 	cep->sock = sock;
 }

@@ -8,7 +8,9 @@
 #define SOFTRDMA_IWARP_H
 
 #include <linux/build_bug.h>
+#include <linux/bvec.h>
 #include <linux/kref.h>
+#include <linux/mm_types.h>
 #include <linux/net.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
@@ -252,6 +254,17 @@ enum {
 
 /* The largest message a poster's doorbell sends itself (rdmap.c). */
 #define SOFTRDMA_IW_DIRECT_MAX	(64 * 1024)
+/* The kernel can send pages by reference (Kbuild finds out). */
+#ifndef SOFTRDMA_IW_ZC
+#define SOFTRDMA_IW_ZC	0
+#endif
+/*
+ * Payloads the sender hands TCP by reference, as the pages of their MR
+ * (rdmap.c): a WQE of at least this many bytes, and per FPDU, at most this
+ * many pieces of pages (a ULPDU of 64 KiB spans 17 pages at most).
+ */
+#define SOFTRDMA_IW_ZC_MIN	4096
+#define SOFTRDMA_IW_ZC_PAGES	(DIV_ROUND_UP(SOFTRDMA_MPA_MAX_ULPDU, PAGE_SIZE) + 1)
 
 enum softrdma_cep_state {
 	CEP_IDLE,
@@ -370,6 +383,10 @@ struct softrdma_iw_qp {
 	u32 rx_need;
 	u8 *rxbuf;
 	u8 *txbuf;
+	/* Sending by reference (sender only): each FPDU's head and tail. */
+	struct page_frag_cache zc_frag;
+	struct bio_vec *zc_bv;		/* head, SOFTRDMA_IW_ZC_PAGES, tail */
+	u32 zc_unacked;			/* WQEs waiting for TCP's ack */
 };
 
 /* iwarp.c */
@@ -395,6 +412,7 @@ int softrdma_iw_qp_init(struct softrdma_qp *qp);
 void softrdma_iw_qp_cleanup(struct softrdma_qp *qp);
 void softrdma_iw_req_run(struct softrdma_qp *qp);
 bool softrdma_iw_req_pending(struct softrdma_qp *qp);
+void softrdma_iw_write_space(struct softrdma_qp *qp, struct sock *sk);
 int softrdma_iw_req_kick(struct softrdma_qp *qp);
 void softrdma_iw_qp_fail(struct softrdma_qp *qp);
 int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep);

@@ -16,7 +16,11 @@
  * the peer's answer may have arrived and completed by then); an RDMA Read
  * once its response has arrived.
  */
+#include <linux/crc32.h>
+#include <linux/gfp.h>
+#include <linux/highmem.h>
 #include <linux/tcp.h>
+#include <linux/uio.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -28,6 +32,14 @@ static void softrdma_iw_timer_noop(struct timer_list *t)
 
 static void softrdma_iw_tx_work(struct work_struct *work);
 static void softrdma_iw_rx_work(struct work_struct *work);
+
+/* Give back the page the FPDU heads and tails came from. */
+static void softrdma_iw_zc_drain(struct softrdma_iw_qp *iw)
+{
+#if SOFTRDMA_IW_ZC
+	page_frag_cache_drain(&iw->zc_frag);
+#endif
+}
 
 int softrdma_iw_qp_init(struct softrdma_qp *qp)
 {
@@ -53,8 +65,10 @@ int softrdma_iw_qp_init(struct softrdma_qp *qp)
 	iw->orq = kvcalloc(iw->orq_size, sizeof(*iw->orq), GFP_KERNEL);
 	iw->rxbuf = kvmalloc(SOFTRDMA_FPDU_MAX, GFP_KERNEL);
 	iw->txbuf = kvmalloc(SOFTRDMA_FPDU_MAX, GFP_KERNEL);
+	iw->zc_bv = kcalloc(SOFTRDMA_IW_ZC_PAGES + 2, sizeof(*iw->zc_bv),
+			    GFP_KERNEL);
 	if (!qp->swqe || !qp->ssge || !qp->sinline || !iw->irq || !iw->orq ||
-	    !iw->rxbuf || !iw->txbuf) {
+	    !iw->rxbuf || !iw->txbuf || !iw->zc_bv) {
 		softrdma_iw_qp_cleanup(qp);
 		return -ENOMEM;
 	}
@@ -78,6 +92,8 @@ void softrdma_iw_qp_cleanup(struct softrdma_qp *qp)
 	kvfree(iw->orq);
 	kvfree(iw->rxbuf);
 	kvfree(iw->txbuf);
+	kfree(iw->zc_bv);
+	softrdma_iw_zc_drain(iw);
 	kfree(iw);
 	qp->iw = NULL;
 }
@@ -114,6 +130,7 @@ void softrdma_iw_qp_fail(struct softrdma_qp *qp)
 	iw->orq_head = iw->orq_tail;
 	iw->irq_head = iw->irq_tail;
 	iw->rresp_off = 0;
+	iw->zc_unacked = 0;
 }
 
 /* Ask cm.c to close the connection (from any context). */
@@ -188,6 +205,7 @@ static u32 softrdma_iw_take(struct softrdma_qp *qp, u32 idx)
 	memcpy(&s->wqe, softrdma_ring_slot(&qp->sq, idx), sizeof(s->wqe));
 	s->len = 0;
 	s->done = false;
+	s->ack_wait = false;
 	switch (s->wqe.opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_INV:
@@ -243,6 +261,80 @@ static int softrdma_iw_xmit(struct softrdma_iw_qp *iw, struct socket *sock,
 			    u32 ulen)
 {
 	return softrdma_iw_xmit_more(iw, sock, ulen, false);
+}
+
+/*
+ * Send an FPDU whose ULPDU is the DDP header (@hlen bytes) in iw->txbuf + 2
+ * and @n bytes of @mr at @iova, the latter by reference: TCP takes the MR's
+ * pages, not a copy, so the WQE completes only once TCP has them acked
+ * (softrdma_iw_write_space()); until then a retransmission reads the user's
+ * buffer again. Only without markers, and only when the socket takes all
+ * of it at once: a sender never waits in the socket with the MR held.
+ *
+ * Return: 0, -EAGAIN if the caller has to copy instead (nothing sent), or
+ * the socket's error.
+ */
+static int softrdma_iw_xmit_zc(struct softrdma_iw_qp *iw, struct socket *sock,
+			       struct softrdma_mr *mr, u64 iova, u32 hlen,
+			       u32 n, bool more)
+{
+#if SOFTRDMA_IW_ZC
+	u32 ulen = hlen + n, pad = -(2 + ulen) & 3, len = 2 + ulen + pad + 4;
+	struct msghdr msg = {
+		.msg_flags = MSG_SPLICE_PAGES | MSG_NOSIGNAL | MSG_EOR,
+	};
+	struct bio_vec *bv = iw->zc_bv;
+	u32 nbv, i, crc = 0;
+	u8 *head, *tail;
+	int ret = 0;
+
+	if (iw->tx_markers || sk_stream_wspace(sock->sk) < (int)len)
+		return -EAGAIN;
+	nbv = softrdma_mr_pages(mr, iova, n, bv + 1, SOFTRDMA_IW_ZC_PAGES);
+	if (!nbv)
+		return -EAGAIN;
+	/* Spliced too, so from a page of our own, never reused in flight. */
+	head = page_frag_alloc(&iw->zc_frag, 2 + hlen + pad + 4, GFP_KERNEL);
+	if (!head)
+		return -EAGAIN;
+	put_unaligned_be16(ulen, head);
+	memcpy(head + 2, iw->txbuf + 2, hlen);
+	tail = head + 2 + hlen;
+	memset(tail, 0, pad);
+	if (iw->crc) {
+		crc = __crc32c_le(~0U, head, 2 + hlen);
+		for (i = 1; i <= nbv; i++) {
+			u8 *va = kmap_local_page(bv[i].bv_page);
+
+			crc = __crc32c_le(crc, va + bv[i].bv_offset,
+					  bv[i].bv_len);
+			kunmap_local(va);
+		}
+		crc = ~__crc32c_le(crc, tail, pad);
+	}
+	put_unaligned_le32(crc, tail + pad);
+	bvec_set_virt(&bv[0], head, 2 + hlen);
+	bvec_set_virt(&bv[nbv + 1], tail, pad + 4);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nbv + 2, len);
+	if (more)
+		msg.msg_flags |= MSG_MORE;
+	while (msg_data_left(&msg)) {
+		int k = sock_sendmsg(sock, &msg);
+
+		if (k <= 0) {
+			ret = k ? k : -EPIPE;
+			break;
+		}
+	}
+	/* The socket holds its own references to the pages it keeps. */
+	page_frag_free(head);
+	iw->tx_soff += len;
+	if (!ret)
+		softrdma_count(iw->qp->sdev, SOFTRDMA_CNT_TX_ZCOPY);
+	return ret;
+#else
+	return -EAGAIN;
+#endif
 }
 
 /* Payload bytes of a segment after a DDP header of @hlen bytes. */
@@ -301,9 +393,12 @@ static int softrdma_iw_send_areq(struct softrdma_qp *qp, struct socket *sock,
 	return 0;
 }
 
-/* Send the WQE at @idx (its kernel copy). Return: 0 or -errno. */
+/*
+ * Send the WQE at @idx (its kernel copy); @zc: set if some of it went by
+ * reference (it completes when TCP has it acked). Return: 0 or -errno.
+ */
 static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
-				u32 idx, u32 msn)
+				u32 idx, u32 msn, bool *zc)
 {
 	struct softrdma_iw_qp *iw = qp->iw;
 	u32 slot = idx & (qp->sq.num_slots - 1);
@@ -313,9 +408,10 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 		      s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 	u32 hlen = tagged ? SOFTRDMA_TAGGED_LEN : SOFTRDMA_UNTAGGED_LEN;
 	bool se = s->wqe.flags & SOFTRDMA_WQE_SOLICITED;
+	struct softrdma_mr *zmr = NULL;
 	u8 *u = iw->txbuf + 2;
 	u32 off = 0, op;
-	int err;
+	int err = 0;
 
 	if (softrdma_wr_is_atomic(s->wqe.opcode))
 		return softrdma_iw_send_areq(qp, sock, idx, msn);
@@ -343,6 +439,15 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 		return softrdma_iw_xmit(iw, sock, hlen + SOFTRDMA_RREQ_LEN);
 	}
 
+	/* A large payload in one SGE may go by reference. */
+	if (SOFTRDMA_IW_ZC && s->len >= SOFTRDMA_IW_ZC_MIN &&
+	    s->wqe.num_sge == 1 && !(s->wqe.flags & SOFTRDMA_WQE_INLINE) &&
+	    !iw->tx_markers) {
+		zmr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, sge[0].lkey,
+				      sge[0].addr, s->len, 0, &err);
+		if (!zmr)
+			return err;
+	}
 	if (tagged) {
 		op = RDMAP_WRITE;
 	} else {
@@ -366,7 +471,20 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 						   op == RDMAP_SEND_INV ||
 						   op == RDMAP_SEND_SE_INV ?
 						   s->wqe.imm_data : 0);
-		if (n && (s->wqe.flags & SOFTRDMA_WQE_INLINE)) {
+		if (n && zmr) {
+			err = softrdma_iw_xmit_zc(iw, sock, zmr,
+						  sge[0].addr + off, hlen, n,
+						  !last);
+			if (!err) {
+				*zc = true;
+				off += n;
+				continue;
+			}
+			if (err != -EAGAIN)
+				break;
+			softrdma_mr_copy(zmr, sge[0].addr + off, u + hlen, n,
+					 false);
+		} else if (n && (s->wqe.flags & SOFTRDMA_WQE_INLINE)) {
 			memcpy(u + hlen, qp->sinline +
 			       (size_t)slot * qp->max_inline + off, n);
 		} else if (n) {
@@ -377,9 +495,13 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 		}
 		err = softrdma_iw_xmit_more(iw, sock, hlen + n, !last);
 		if (err)
-			return -EPIPE;
+			break;
 		off += n;
 	} while (off < s->len);
+	if (zmr)
+		softrdma_mr_put(zmr);
+	if (err)
+		return -EPIPE;
 	if (s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
 		/* After the data it announces, with the Write's length. */
 		return softrdma_iw_send_imm(iw, sock, se ? RDMAP_IMM_SE : RDMAP_IMM,
@@ -424,11 +546,20 @@ static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
 
 		softrdma_ddp_tagged_fill((void *)u, RDMAP_READ_RESP, last,
 					 rr->sink_stag, rr->sink_to + off);
-		if (n)
-			softrdma_mr_copy(mr, rr->src_to + off, u + hlen, n,
-					 false);
-		err = softrdma_iw_xmit_more(iw, sock, hlen + n,
-					    off + n != rr->len);
+		/*
+		 * By reference too, with no wait for the ack: the requester
+		 * completes (and may let the buffer change) only once all of
+		 * it has arrived, and TCP drops a retransmission of what did.
+		 */
+		err = n && rr->len >= SOFTRDMA_IW_ZC_MIN ?
+		      softrdma_iw_xmit_zc(iw, sock, mr, rr->src_to + off, hlen,
+					  n, !last) : -EAGAIN;
+		if (err == -EAGAIN) {
+			if (n)
+				softrdma_mr_copy(mr, rr->src_to + off,
+						 u + hlen, n, false);
+			err = softrdma_iw_xmit_more(iw, sock, hlen + n, !last);
+		}
 		if (err) {
 			err = -EPIPE;
 			break;
@@ -523,7 +654,7 @@ static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
 		struct softrdma_swqe *s;
 		struct socket *sock;
 		u32 idx, prod, status, msn = 0;
-		bool read;
+		bool read, zc = false;
 		int err;
 
 		spin_lock_bh(&qp->lock);
@@ -635,7 +766,7 @@ static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
 		}
 		spin_unlock_bh(&qp->lock);
 
-		err = softrdma_iw_send_wqe(qp, sock, idx, msn);
+		err = softrdma_iw_send_wqe(qp, sock, idx, msn, &zc);
 
 		spin_lock_bh(&qp->lock);
 		if (READ_ONCE(qp->state) != IB_QPS_RTS || iw->sock != sock ||
@@ -657,11 +788,18 @@ static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
 			softrdma_iw_conn_lost(qp, false);
 			return;
 		}
-		if (!read) {
-			qp->swqe[idx & (qp->sq.num_slots - 1)].done = true;
+		if (!read && zc) {
+			/* We are the socket's only writer. */
+			s->ack_seq = READ_ONCE(tcp_sk(sock->sk)->write_seq);
+			s->ack_wait = true;
+			iw->zc_unacked++;
+		} else if (!read) {
+			s->done = true;
 			softrdma_iw_advance(qp);
 		}
 		spin_unlock_bh(&qp->lock);
+		if (zc)
+			softrdma_iw_write_space(qp, sock->sk);
 		cond_resched();
 	}
 
@@ -678,6 +816,48 @@ static void softrdma_iw_tx_work(struct work_struct *work)
 	mutex_lock(&iw->tx_mutex);
 	softrdma_iw_tx(iw->qp, false);
 	mutex_unlock(&iw->tx_mutex);
+}
+
+/*
+ * Complete the WQEs sent by reference whose last byte TCP has seen acked
+ * (process context, or the socket callback when an ACK came). While some
+ * wait, SOCK_NOSPACE stays set: TCP calls sk_write_space for every ACK
+ * then (tcp_check_space()).
+ */
+void softrdma_iw_write_space(struct softrdma_qp *qp, struct sock *sk)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	struct socket *sock = READ_ONCE(sk->sk_socket);
+
+	for (;;) {
+		u32 una = READ_ONCE(tcp_sk(sk)->snd_una), i;
+		bool wait;
+
+		spin_lock_bh(&qp->lock);
+		for (i = qp->req.comp_idx;
+		     iw->zc_unacked && i != qp->req.send_idx; i++) {
+			struct softrdma_swqe *s =
+				&qp->swqe[i & (qp->sq.num_slots - 1)];
+
+			if (!s->ack_wait)
+				continue;
+			if (after(s->ack_seq, una))
+				break;
+			s->ack_wait = false;
+			s->done = true;
+			iw->zc_unacked--;
+		}
+		softrdma_iw_advance(qp);
+		wait = iw->zc_unacked;
+		spin_unlock_bh(&qp->lock);
+		if (!wait || !sock)
+			return;
+		set_bit(SOCK_NOSPACE, &sock->flags);
+		/* Pairs with tcp_check_space(): it sees the bit, or we its ACK. */
+		smp_mb__after_atomic();
+		if (READ_ONCE(tcp_sk(sk)->snd_una) == una)
+			return;
+	}
 }
 
 /* Are there WQEs the sender has not taken? */

@@ -47,10 +47,17 @@ done
 # rdma_cm listens on every device in turn (iWARP: a TCP socket each): the
 # first one up is not necessarily the one the client reaches.
 sleep 1
-in_ns "$cns" timeout 300 "$t" -d "$cdev" -x "${GIDX:-1}" -p $port -F "$@" "$sip" >/tmp/perf-cli.log 2>&1
+in_ns "$cns" timeout 300 "$t" -d "$cdev" -x "${GIDX:-1}" -p $port -F "$@" "$sip" >/tmp/perf-cli.log 2>&1 &
+cli=$!
+# A side about to time out: where it waits, and the TCP sockets.
+"$(dirname "$0")/hangdump.sh" 290 "$t" "$sns" "$cns" >/tmp/perf-hang.log 2>&1 &
+dog=$!
+wait $cli
 crc=$?
 wait $srv
 src=$?
+pkill -P $dog sleep 2>/dev/null; kill $dog 2>/dev/null
+wait $dog 2>/dev/null || true
 bad=
 if [ $crc != 0 ] || [ $src != 0 ]; then
 	bad="client exit $crc, server exit $src"
@@ -70,6 +77,7 @@ if [ -n "$bad" ]; then
 	tail -n 15 /tmp/perf-cli.log
 	echo "--- server:"
 	tail -n 15 /tmp/perf-srv.log
+	[ -s /tmp/perf-hang.log ] && cat /tmp/perf-hang.log
 	exit 1
 fi
 grep -E '^ +[0-9]+ ' /tmp/perf-cli.log | tail -n 3

@@ -197,22 +197,32 @@ PY
 # namespaces ("-": the initial one); both sides must succeed and print
 # every ping's bytes as sent.
 rping_run() {
-	local sns=$1 cns=$2 ip=$3 count=$4 size=$5 spre=() cpre=() srv rc=0
+	local sns=$1 cns=$2 ip=$3 count=$4 size=$5 spre=() cpre=() srv dog rc=0
 	[ "$sns" = - ] || spre=(ip netns exec "$sns")
 	[ "$cns" = - ] || cpre=(ip netns exec "$cns")
 	"${spre[@]}" timeout 120 rping -s -a "$ip" -p 7174 -v -C "$count" -S "$size" \
 		>/tmp/rping-srv.log 2>/tmp/rping-srv.err &
 	srv=$!
 	wait_listen "$sns" 7174
+	"$REPO/tests/vm/hangdump.sh" 110 rping "$sns" "$cns" >/tmp/rping-hang.log 2>&1 &
+	dog=$!
 	"${cpre[@]}" timeout 120 rping -c -a "$ip" -p 7174 -v -V -C "$count" -S "$size" \
 		>/tmp/rping-cli.log 2>/tmp/rping-cli.err || rc=$?
 	wait $srv || rc=$((rc + 100 + $?))
+	pkill -P $dog sleep 2>/dev/null || true
+	kill $dog 2>/dev/null || true
+	wait $dog 2>/dev/null || true
 	if [ $rc != 0 ]; then
 		echo "rping $count x $size B: exit $rc"
 		tail -n 5 /tmp/rping-cli.err /tmp/rping-srv.err
+		cat /tmp/rping-hang.log
 		return 1
 	fi
-	grep -q "data mismatch" /tmp/rping-cli.err && return 1
+	if grep -q "data mismatch" /tmp/rping-cli.err; then
+		echo "rping $count x $size B: data mismatch"
+		grep -m 3 -A 2 "data mismatch" /tmp/rping-cli.err
+		return 1
+	fi
 	rping_expect "$count" "$size" "ping data: " /tmp/rping-cli.log &&
 	rping_expect "$count" "$size" "server ping data: " /tmp/rping-srv.log
 }
@@ -232,6 +242,11 @@ test_rping_iwarp_short() {
 	iwarp_pair
 	rping_run b - 10.0.0.2 5 64
 	rping_run - b 10.0.0.1 5 65535
+	# 64 KiB went by reference: si0's RDMA Writes, si1's Read Responses.
+	rdma statistic show link si0/1
+	ip netns exec b rdma statistic show link si1/1
+	[ "$(counter si0 tx_zcopy_fpdus)" -gt 0 ]
+	[ "$(ip netns exec b bash -c "$(declare -f counter); counter si1 tx_zcopy_fpdus")" -gt 0 ]
 	iwarp_gone
 }
 
@@ -761,6 +776,11 @@ test_perftest_iwarp() {
 test_perftest_iwarp_bw() {
 	iwarp_pair
 	IW_PROGS="ib_send_bw ib_write_bw ib_read_bw" iw_matrix si1 b si0 - 10.0.0.2
+	# Payloads of a page or more went to TCP by reference: Sends and
+	# Writes from the client, Read Responses from the server.
+	rdma statistic show link si0/1
+	[ "$(counter si0 tx_zcopy_fpdus)" -gt 0 ]
+	[ "$(ip netns exec b bash -c "$(declare -f counter); counter si1 tx_zcopy_fpdus")" -gt 0 ]
 }
 
 # Interop with siw, perftest: siw on veth0 (initial namespace), softiwarp
@@ -1271,7 +1291,8 @@ test_counters() {
 	local c noqp
 	for c in tx_packets rx_packets rx_icrc_errors rx_malformed \
 		rx_unknown_qp rx_qp_state_drops retransmits seq_naks_sent \
-		rnr_naks_sent duplicate_requests rx_backlog_drops acks_coalesced; do
+		rnr_naks_sent duplicate_requests rx_backlog_drops acks_coalesced \
+		tx_zcopy_fpdus; do
 		[ "$(counter sr0 "$c")" = 0 ]
 	done
 	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2

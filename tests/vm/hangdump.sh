@@ -1,0 +1,22 @@
+#!/bin/bash
+# hangdump.sh SECONDS PROG NS...: after SECONDS, if PROG still runs, print
+# where its threads wait, the TCP sockets of each namespace NS ("-" for the
+# initial one) and the kernel's last messages: what a test that is about to
+# time out leaves behind. Run it in the background; kill it when done.
+sleep "$1"
+prog=$2
+shift 2
+pids=$(pgrep -x "$prog") || exit 0
+for p in $pids; do
+	echo "== $prog pid $p"
+	for s in /proc/"$p"/task/*/stack; do
+		cat "$s"
+		echo
+	done
+done
+for ns in "$@"; do
+	echo "== TCP sockets in namespace $ns"
+	if [ "$ns" = - ]; then ss -tanoi; else ip netns exec "$ns" ss -tanoi; fi
+done
+echo "== dmesg"
+dmesg | tail -n 30
