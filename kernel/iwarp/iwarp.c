@@ -101,14 +101,19 @@ static struct softrdma_cep *softrdma_iw_qp_cep(struct softrdma_qp *qp)
 	return cep;
 }
 
-/* Destroying a connected QP aborts its connection first. */
+/*
+ * Destroying a connected QP aborts its connection first, unless the
+ * consumer has closed it gracefully (rdma_disconnect(), then at once
+ * rdma_destroy_qp()): a reset would drop the last Sends, complete but
+ * still in the socket, which the peer waits for.
+ */
 static void softrdma_iw_qp_teardown(struct softrdma_qp *qp)
 {
 	struct softrdma_cep *cep = softrdma_iw_qp_cep(qp);
 
 	if (!cep)
 		return;
-	softrdma_cep_close(cep, false);
+	softrdma_cep_close(cep, test_bit(CEP_F_CLOSE, &cep->flags));
 	flush_work(&cep->work);
 	softrdma_cep_put(cep);
 }

@@ -19,6 +19,8 @@
 #include <linux/crc32.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/tcp.h>
 #include <linux/uio.h>
 #include <net/sock.h>
@@ -32,6 +34,38 @@ static void softrdma_iw_timer_noop(struct timer_list *t)
 
 static void softrdma_iw_tx_work(struct work_struct *work);
 static void softrdma_iw_rx_work(struct work_struct *work);
+
+/*
+ * A poster's doorbell in progress on a CPU (softrdma_iw_req_kick()), and a
+ * QP whose sender a softirq run in that doorbell left to it.
+ */
+struct softrdma_iw_kicker {
+	struct task_struct *task;
+	struct softrdma_qp *qp;		/* held with a reference */
+};
+
+static DEFINE_PER_CPU(struct softrdma_iw_kicker, softrdma_iw_kicker);
+
+/*
+ * The sender of @qp has work: a Read or Atomic Response to send (caller
+ * holds qp->lock; softirq). Over veth, the request arrived in the softirq
+ * that the requester's own doorbell ran on its way out of the socket: then
+ * that doorbell sends the response on its way back, and no worker has to
+ * be woken (a scheduler round trip, often a whole idle CPU's).
+ */
+static void softrdma_iw_tx_soon(struct softrdma_qp *qp)
+{
+	if (in_serving_softirq()) {
+		struct softrdma_iw_kicker *k = this_cpu_ptr(&softrdma_iw_kicker);
+
+		if (k->task == current && !k->qp &&
+		    refcount_inc_not_zero(&qp->refs)) {
+			k->qp = qp;
+			return;
+		}
+	}
+	queue_work(softrdma_iw_wq, &qp->iw->tx_work);
+}
 
 /* Give back the page the FPDU heads and tails came from. */
 static void softrdma_iw_zc_drain(struct softrdma_iw_qp *iw)
@@ -876,6 +910,20 @@ void softrdma_iw_req_run(struct softrdma_qp *qp)
 		queue_work(softrdma_iw_wq, &qp->iw->tx_work);
 }
 
+/* Send what a softirq left to a doorbell (softrdma_iw_tx_soon()). */
+static void softrdma_iw_run_left(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+
+	if (mutex_trylock(&iw->tx_mutex)) {
+		softrdma_iw_tx(qp, true);
+		mutex_unlock(&iw->tx_mutex);
+	} else {
+		queue_work(softrdma_iw_wq, &iw->tx_work);
+	}
+	softrdma_qp_put(qp);
+}
+
 /*
  * A process's doorbell (process context, no lock held): a connected QP's
  * WQEs go out in the poster's context, as far as the socket takes them at
@@ -893,8 +941,30 @@ int softrdma_iw_req_kick(struct softrdma_qp *qp)
 	if (!direct)
 		return softrdma_qp_kick(qp);
 	if (mutex_trylock(&iw->tx_mutex)) {
+		struct softrdma_iw_kicker *k;
+		struct softrdma_qp *left = NULL;
+		bool owner;
+
+		/* Softirqs run on this CPU in our context: stay on it. */
+		migrate_disable();
+		local_bh_disable();
+		k = this_cpu_ptr(&softrdma_iw_kicker);
+		owner = !k->task;
+		if (owner)
+			k->task = current;
+		local_bh_enable();
 		softrdma_iw_tx(qp, true);
 		mutex_unlock(&iw->tx_mutex);
+		if (owner) {
+			local_bh_disable();
+			k->task = NULL;
+			left = k->qp;
+			k->qp = NULL;
+			local_bh_enable();
+		}
+		migrate_enable();
+		if (left)
+			softrdma_iw_run_left(left);
 		return 0;
 	}
 	/* The sender is busy; it may be past its last look at the ring. */
@@ -1010,7 +1080,8 @@ static void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to,
 	s->done = true;
 	softrdma_iw_advance(qp);
 	/* A read slot is free: what waited for it may go. */
-	queue_work(softrdma_iw_wq, &iw->tx_work);
+	if (softrdma_iw_req_pending(qp))
+		queue_work(softrdma_iw_wq, &iw->tx_work);
 }
 
 static void softrdma_iw_complete_recv(struct softrdma_qp *qp, u32 status,
@@ -1230,7 +1301,7 @@ static void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last,
 	rr->src_stag = ntohl(req.src_stag);
 	rr->src_to = be64_to_cpu(req.src_to);
 	iw->irq_tail++;
-	queue_work(softrdma_iw_wq, &iw->tx_work);
+	softrdma_iw_tx_soon(qp);
 }
 
 /* An RFC 7306 Atomic Request: carried out now, answered in IRD order. */
@@ -1296,7 +1367,7 @@ static void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last,
 	rr->req_id = ntohl(a.req_id);
 	rr->orig = orig;
 	iw->irq_tail++;
-	queue_work(softrdma_iw_wq, &iw->tx_work);
+	softrdma_iw_tx_soon(qp);
 }
 
 /* An RFC 7306 Atomic Response: for the oldest of our reads and atomics. */
@@ -1338,7 +1409,8 @@ static void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last,
 	s->done = true;
 	softrdma_iw_advance(qp);
 	/* An ORD slot is free: what waited for it may go. */
-	queue_work(softrdma_iw_wq, &iw->tx_work);
+	if (softrdma_iw_req_pending(qp))
+		queue_work(softrdma_iw_wq, &iw->tx_work);
 }
 
 /* The peer's Terminate: fail what it was about, then the QP. */
