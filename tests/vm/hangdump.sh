@@ -7,16 +7,18 @@ sleep "$1"
 prog=$2
 shift 2
 pids=$(pgrep -x "$prog") || exit 0
+# The sockets first: a test's log keeps only its last lines.
+for ns in "$@"; do
+	echo "== TCP sockets in namespace $ns"
+	if [ "$ns" = - ]; then ss -tanoi; else ip netns exec "$ns" ss -tanoi; fi |
+		grep -v LISTEN | cut -c 1-400
+done
 for p in $pids; do
-	echo "== $prog pid $p"
+	echo "== $prog pid $p: $(tr '\0' ' ' </proc/"$p"/cmdline)"
 	for s in /proc/"$p"/task/*/stack; do
-		cat "$s"
+		head -n 6 "$s"
 		echo
 	done
 done
-for ns in "$@"; do
-	echo "== TCP sockets in namespace $ns"
-	if [ "$ns" = - ]; then ss -tanoi; else ip netns exec "$ns" ss -tanoi; fi
-done
-echo "== dmesg"
-dmesg | tail -n 30
+echo "== softrdma's messages"
+dmesg | grep -E 'softrdma|infiniband|si[0-9]' | tail -n 10

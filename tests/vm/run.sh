@@ -73,7 +73,7 @@ t() {
 		log "PASS $name"
 	else
 		log "FAIL $name"
-		sed 's/^/    /' "$tlog" | tail -n 40
+		sed 's/^/    /' "$tlog" | tail -n 80
 		failed=$((failed + 1))
 	fi
 	rm -f "$tlog"
