@@ -10,7 +10,7 @@ pids=$(pgrep -x "$prog") || exit 0
 # The sockets first: a test's log keeps only its last lines.
 for ns in "$@"; do
 	echo "== TCP sockets in namespace $ns"
-	if [ "$ns" = - ]; then ss -tanoi; else ip netns exec "$ns" ss -tanoi; fi |
+	if [ "$ns" = - ]; then ss -tanoie; else ip netns exec "$ns" ss -tanoie; fi |
 		grep -v LISTEN | cut -c 1-400
 done
 for p in $pids; do
@@ -20,5 +20,6 @@ for p in $pids; do
 		echo
 	done
 done
+echo "== $(grep TCP: /proc/net/sockstat)"
 echo "== softrdma's messages"
 dmesg | grep -E 'softrdma|infiniband|si[0-9]' | tail -n 10
