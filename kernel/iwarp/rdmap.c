@@ -371,6 +371,26 @@ static int softrdma_iw_xmit_zc(struct softrdma_iw_qp *iw, struct socket *sock,
 #endif
 }
 
+/*
+ * Send an FPDU whose ULPDU is the DDP header (@hlen bytes) in iw->txbuf + 2
+ * and @n bytes of @mr at @iova: by reference if @zc and the socket allows
+ * (softrdma_iw_xmit_zc()), copied otherwise; @more as for xmit_more.
+ * Return: 1 if sent by reference, 0 if copied, or the socket's error.
+ */
+static int softrdma_iw_xmit_mr(struct softrdma_iw_qp *iw, struct socket *sock,
+			       struct softrdma_mr *mr, u64 iova, u32 hlen,
+			       u32 n, bool more, bool zc)
+{
+	int err = zc && n ? softrdma_iw_xmit_zc(iw, sock, mr, iova, hlen, n,
+					       more) : -EAGAIN;
+
+	if (err != -EAGAIN)
+		return err ? err : 1;
+	if (n)
+		softrdma_mr_copy(mr, iova, iw->txbuf + 2 + hlen, n, false);
+	return softrdma_iw_xmit_more(iw, sock, hlen + n, more);
+}
+
 /* Payload bytes of a segment after a DDP header of @hlen bytes. */
 static u32 softrdma_iw_seg_max(struct softrdma_iw_qp *iw, u32 hlen)
 {
@@ -506,19 +526,18 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 						   op == RDMAP_SEND_SE_INV ?
 						   s->wqe.imm_data : 0);
 		if (n && zmr) {
-			err = softrdma_iw_xmit_zc(iw, sock, zmr,
+			err = softrdma_iw_xmit_mr(iw, sock, zmr,
 						  sge[0].addr + off, hlen, n,
-						  !last);
-			if (!err) {
-				*zc = true;
-				off += n;
-				continue;
-			}
-			if (err != -EAGAIN)
+						  !last, true);
+			if (err < 0)
 				break;
-			softrdma_mr_copy(zmr, sge[0].addr + off, u + hlen, n,
-					 false);
-		} else if (n && (s->wqe.flags & SOFTRDMA_WQE_INLINE)) {
+			if (err)
+				*zc = true;
+			err = 0;
+			off += n;
+			continue;
+		}
+		if (n && (s->wqe.flags & SOFTRDMA_WQE_INLINE)) {
 			memcpy(u + hlen, qp->sinline +
 			       (size_t)slot * qp->max_inline + off, n);
 		} else if (n) {
@@ -585,19 +604,13 @@ static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
 		 * completes (and may let the buffer change) only once all of
 		 * it has arrived, and TCP drops a retransmission of what did.
 		 */
-		err = n && rr->len >= SOFTRDMA_IW_ZC_MIN ?
-		      softrdma_iw_xmit_zc(iw, sock, mr, rr->src_to + off, hlen,
-					  n, !last) : -EAGAIN;
-		if (err == -EAGAIN) {
-			if (n)
-				softrdma_mr_copy(mr, rr->src_to + off,
-						 u + hlen, n, false);
-			err = softrdma_iw_xmit_more(iw, sock, hlen + n, !last);
-		}
-		if (err) {
+		err = softrdma_iw_xmit_mr(iw, sock, mr, rr->src_to + off, hlen,
+					  n, !last, rr->len >= SOFTRDMA_IW_ZC_MIN);
+		if (err < 0) {
 			err = -EPIPE;
 			break;
 		}
+		err = 0;
 		off += n;
 	} while (off < rr->len);
 	if (mr)
