@@ -15,6 +15,7 @@
 #include <linux/in6.h>
 #include <linux/tcp.h>
 #include <net/ipv6.h>
+#include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -207,10 +208,145 @@ static int softrdma_cep_discard(read_descriptor_t *desc, struct sk_buff *skb,
 	return len;
 }
 
-/* Give the socket's callbacks back and release it (cep->mutex held). */
-static void softrdma_cep_release_sock(struct softrdma_cep *cep)
+/*
+ * Release @sock, dropping what it holds unread first: unread bytes would
+ * turn the close into a reset, which TCP does not repeat, and a peer that
+ * lost it would wait for its keepalives.
+ */
+static void softrdma_sock_drop(struct socket *sock)
 {
 	read_descriptor_t desc = { .count = 1 };
+	struct sock *sk = sock->sk;
+
+	lock_sock(sk);
+	tcp_read_sock(sk, &desc, softrdma_cep_discard);
+	release_sock(sk);
+	sock_release(sock);
+}
+
+/*
+ * Sockets closed gracefully whose FIN TCP has not had acked yet. A kernel
+ * socket holds no reference on its namespace, so TCP stops its timers when
+ * it is released: a FIN (or the data before it) lost after that would never
+ * be sent again, and the peer would wait for its keepalives. So such a
+ * socket is kept until its FIN is acked, for SOFTRDMA_CEP_LINGER at most,
+ * and released at once when its namespace or the module goes.
+ */
+struct softrdma_linger {
+	struct list_head list;
+	struct socket *sock;
+	unsigned long deadline;
+};
+
+static LIST_HEAD(softrdma_lingering);
+static DEFINE_MUTEX(softrdma_linger_lock);
+static void softrdma_linger_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(softrdma_linger_dwork, softrdma_linger_work);
+
+static bool softrdma_sock_fin_unacked(struct sock *sk)
+{
+	switch (READ_ONCE(sk->sk_state)) {
+	case TCP_FIN_WAIT1:
+	case TCP_CLOSING:
+	case TCP_LAST_ACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void softrdma_linger_drop(struct softrdma_linger *l)
+{
+	list_del(&l->list);
+	softrdma_sock_drop(l->sock);
+	kfree(l);
+}
+
+/*
+ * Release the sockets whose FIN was acked or whose time is up. Under the
+ * lock, so that a namespace's exit finds none of its sockets still being
+ * released.
+ */
+static void softrdma_linger_work(struct work_struct *work)
+{
+	struct softrdma_linger *l, *next;
+
+	mutex_lock(&softrdma_linger_lock);
+	list_for_each_entry_safe(l, next, &softrdma_lingering, list) {
+		if (!softrdma_sock_fin_unacked(l->sock->sk) ||
+		    time_after_eq(jiffies, l->deadline))
+			softrdma_linger_drop(l);
+	}
+	if (!list_empty(&softrdma_lingering))
+		queue_delayed_work(softrdma_iw_wq, &softrdma_linger_dwork,
+				   SOFTRDMA_CEP_LINGER_POLL);
+	mutex_unlock(&softrdma_linger_lock);
+}
+
+/* Release now the sockets of @net, or all of them if @net is NULL. */
+static void softrdma_linger_flush(struct net *net)
+{
+	struct softrdma_linger *l, *next;
+
+	mutex_lock(&softrdma_linger_lock);
+	list_for_each_entry_safe(l, next, &softrdma_lingering, list) {
+		if (!net || net_eq(sock_net(l->sock->sk), net))
+			softrdma_linger_drop(l);
+	}
+	mutex_unlock(&softrdma_linger_lock);
+}
+
+/* Release @sock, once its FIN is acked if @graceful. */
+static void softrdma_sock_close(struct socket *sock, bool graceful)
+{
+	struct softrdma_linger *l;
+
+	if (graceful && softrdma_sock_fin_unacked(sock->sk)) {
+		l = kmalloc(sizeof(*l), GFP_KERNEL);
+		if (l) {
+			l->sock = sock;
+			l->deadline = jiffies + SOFTRDMA_CEP_LINGER;
+			mutex_lock(&softrdma_linger_lock);
+			list_add_tail(&l->list, &softrdma_lingering);
+			queue_delayed_work(softrdma_iw_wq,
+					   &softrdma_linger_dwork,
+					   SOFTRDMA_CEP_LINGER_POLL);
+			mutex_unlock(&softrdma_linger_lock);
+			return;
+		}
+	}
+	softrdma_sock_drop(sock);
+}
+
+/* A namespace goes: before TCP's own exit, its sockets must be released. */
+static void softrdma_linger_net_pre_exit(struct net *net)
+{
+	softrdma_linger_flush(net);
+}
+
+static struct pernet_operations softrdma_linger_net_ops = {
+	.pre_exit = softrdma_linger_net_pre_exit,
+};
+
+int softrdma_cep_init(void)
+{
+	return register_pernet_subsys(&softrdma_linger_net_ops);
+}
+
+/* Module unload, every endpoint gone: release the lingering sockets. */
+void softrdma_cep_exit(void)
+{
+	cancel_delayed_work_sync(&softrdma_linger_dwork);
+	softrdma_linger_flush(NULL);
+	unregister_pernet_subsys(&softrdma_linger_net_ops);
+}
+
+/*
+ * Give the socket's callbacks back and release it (cep->mutex held), once
+ * its FIN is acked if @graceful.
+ */
+static void softrdma_cep_release_sock(struct softrdma_cep *cep, bool graceful)
+{
 	struct socket *sock = cep->sock;
 	struct sock *sk;
 
@@ -224,15 +360,8 @@ static void softrdma_cep_release_sock(struct softrdma_cep *cep)
 	sk->sk_write_space = cep->old_write_space;
 	cep->rx_qp = NULL;
 	write_unlock_bh(&sk->sk_callback_lock);
-	/*
-	 * Unread bytes would turn the close into a reset, which TCP does not
-	 * repeat: a peer that lost it would wait for its keepalives.
-	 */
-	lock_sock(sk);
-	tcp_read_sock(sk, &desc, softrdma_cep_discard);
-	release_sock(sk);
 	cep->sock = NULL;
-	sock_release(sock);
+	softrdma_sock_close(sock, graceful);
 }
 
 static void softrdma_cep_set_rx_qp(struct softrdma_cep *cep,
@@ -300,7 +429,7 @@ static void softrdma_cep_do_close(struct softrdma_cep *cep, bool abort)
 		softrdma_qp_put(cep->qp);
 		cep->qp = NULL;
 	}
-	softrdma_cep_release_sock(cep);
+	softrdma_cep_release_sock(cep, !abort);
 	if (cep->connected) {
 		cep->connected = false;
 		/* Harmless after the ULP's own disconnect: iw_cm ignores it. */
@@ -914,7 +1043,7 @@ int softrdma_iw_destroy_listen(struct iw_cm_id *id)
 		return 0;
 	id->provider_data = NULL;
 	mutex_lock(&cep->mutex);
-	softrdma_cep_release_sock(cep);
+	softrdma_cep_release_sock(cep, false);
 	if (cep->cm_id) {
 		cep->cm_id->rem_ref(cep->cm_id);
 		cep->cm_id = NULL;

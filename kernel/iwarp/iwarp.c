@@ -198,13 +198,21 @@ const struct ib_device_ops softrdma_iwarp_ops = {
 int softrdma_iwarp_init(void)
 {
 	/* Senders block in their sockets: unbound, no concurrency limit. */
+	int ret;
+
 	softrdma_iw_wq = alloc_workqueue("softrdma_iw", WQ_UNBOUND, 0);
-	return softrdma_iw_wq ? 0 : -ENOMEM;
+	if (!softrdma_iw_wq)
+		return -ENOMEM;
+	ret = softrdma_cep_init();
+	if (ret)
+		destroy_workqueue(softrdma_iw_wq);
+	return ret;
 }
 
 void softrdma_iwarp_exit(void)
 {
 	/* Their sockets call into this module until they are gone. */
 	softrdma_cep_wait_all();
+	softrdma_cep_exit();
 	destroy_workqueue(softrdma_iw_wq);
 }

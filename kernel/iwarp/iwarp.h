@@ -290,6 +290,9 @@ enum {
 #define SOFTRDMA_CEP_KEEPIDLE	20
 #define SOFTRDMA_CEP_KEEPINTVL	5
 #define SOFTRDMA_CEP_KEEPCNT	3
+/* How long a closed socket may wait for its FIN to be acked; how often we look. */
+#define SOFTRDMA_CEP_LINGER	(30 * HZ)
+#define SOFTRDMA_CEP_LINGER_POLL	(HZ / 20)
 
 /* One TCP endpoint: a listener, or a connection being made or made. */
 struct softrdma_cep {
@@ -406,6 +409,8 @@ void softrdma_cep_put(struct softrdma_cep *cep);
 void softrdma_cep_close(struct softrdma_cep *cep, bool graceful);
 void softrdma_cep_established(struct softrdma_cep *cep);
 void softrdma_cep_wait_all(void);
+int softrdma_cep_init(void);
+void softrdma_cep_exit(void);
 
 /* rdmap.c */
 int softrdma_iw_qp_init(struct softrdma_qp *qp);

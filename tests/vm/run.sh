@@ -555,9 +555,7 @@ test_iwarp_reset() {
 
 # TCP under 5 % loss, reordering and duplicates on both veths: every
 # transfer completes (rping's bytes checked at both ends), nothing is left.
-# Not in ALL: a full run hung once in an ib_send_bw client after the server
-# closed (a lost reset? the close now drains first, keepalives end a silent
-# peer); run it by name.
+# A lost FIN is sent again: the close keeps the socket until it is acked.
 test_iwarp_netem() {
 	modprobe sch_netem
 	iwarp_pair
@@ -571,6 +569,72 @@ test_iwarp_netem() {
 	GIDX=0 "$REPO/tests/vm/perftest.sh" si1 b si0 - 10.0.0.2 ib_send_bw -R -s 4096 -n 100
 	# The faults happened.
 	tc -s qdisc show dev veth0 | tee /dev/stderr | grep -q 'dropped [1-9]'
+	iwarp_gone
+}
+
+# fin_drop NS DEV: DEV (in netns NS, "-" for the initial one) drops every
+# TCP segment with FIN it would send.
+fin_drop() {
+	local pre=()
+	[ "$1" = - ] || pre=(ip netns exec "$1")
+	modprobe -a sch_ingress cls_flower act_gact
+	"${pre[@]}" tc qdisc add dev "$2" clsact
+	"${pre[@]}" tc filter add dev "$2" egress protocol ip flower \
+		ip_proto tcp tcp_flags 0x1/0x1 action drop
+}
+
+# fin_waits NS PORT: in netns NS a socket to PORT waits for its FIN's ACK,
+# still ours (a released one would be an orphan: inode 0).
+fin_waits() {
+	ip netns exec "$1" ss -Htane state fin-wait-1 state closing "dport = :$2" |
+		grep -v ' ino:0 ' | grep -q .
+}
+
+# A lost FIN is sent again: a graceful close keeps its socket until TCP has
+# the FIN acked (a released kernel socket retransmits nothing), and only
+# then does the peer learn of the close. A namespace deleted while such a
+# socket waits takes it along; the module unloads, nothing is left.
+test_iwarp_lost_fin() {
+	local srv
+	trap 'ip netns exec b tc qdisc del dev veth1 clsact 2>/dev/null || true
+		ip netns del c 2>/dev/null || true' EXIT
+	iwarp_pair
+	fin_drop b veth1
+	timeout 60 rping -s -a 10.0.0.1 -p 7175 -v -C 3 -S 64 >/tmp/fin-srv.log 2>&1 &
+	srv=$!
+	wait_listen - 7175
+	ip netns exec b timeout 60 rping -c -a 10.0.0.1 -p 7175 -v -V -C 3 -S 64
+	wait_for 10 fin_waits b 7175 || { ip netns exec b ss -tane; return 1; }
+	sleep 2
+	kill -0 $srv || { echo "the server ended without the FIN"; return 1; }
+	ip netns exec b tc qdisc del dev veth1 clsact
+	exits_within $srv 30
+	[ "$exit_rc" = 0 ] || { cat /tmp/fin-srv.log; return 1; }
+	rping_expect 3 64 "server ping data: " /tmp/fin-srv.log
+	iwarp_left
+
+	# Netns c, its veth pair and a device at each end; c's FINs dropped.
+	ip netns add c
+	ip link add vc0 type veth peer name vc1 netns c
+	ip addr add 10.0.9.1/24 dev vc0
+	ip link set vc0 up
+	ip netns exec c ip addr add 10.0.9.2/24 dev vc1
+	ip netns exec c ip link set vc1 up
+	rdma link add si2 type softiwarp netdev vc0
+	ip netns exec c rdma link add si3 type softiwarp netdev vc1
+	fin_drop c vc1
+	timeout 60 rping -s -a 10.0.9.1 -p 7176 -v -C 3 -S 64 >/tmp/fin-srv.log 2>&1 &
+	srv=$!
+	wait_listen - 7176
+	ip netns exec c timeout 60 rping -c -a 10.0.9.1 -p 7176 -v -V -C 3 -S 64
+	wait_for 10 fin_waits c 7176 || { ip netns exec c ss -tane; return 1; }
+	ip netns del c
+	# The server's peer is gone: it would wait for its keepalives.
+	killtree $srv || true
+	wait $srv || true
+	# The pair goes with c, and both devices with it.
+	wait_for 20 sh -c '! rdma link show | grep -q "si2\|si3"' ||
+		{ echo "devices left: $(rdma link show)"; return 1; }
 	iwarp_gone
 }
 
@@ -1661,7 +1725,7 @@ kunit() {
 
 ALL="devinfo_roce devinfo_iwarp smoke_roce smoke_iwarp qp_roce qp_iwarp rping_iwarp rping_iwarp_crc \
 rping_iwarp_markers interop_siw_rping interop_siw_markers iwarp_ext interop_siw_ext \
-iwarp_kill_peer iwarp_reset iwarp_mpa_timeout \
+iwarp_kill_peer iwarp_reset iwarp_mpa_timeout iwarp_netem iwarp_lost_fin \
 verbs_iwarp wire_iwarp \
 interop_siw_rping_modes rping_iwarp_mpa_v1 ucmatose_iwarp ucmatose_interop_siw \
 perftest_iwarp perftest_iwarp_bw perftest_interop_siw_server perftest_interop_siw_client \
@@ -1674,7 +1738,7 @@ interop_rxe_ipv6 wire_roce_ipv6 any_name rxe_keeps_its_provider port_taken_by_rx
 port_follows_link mtu_follows_netdev netns_device bad_input \
 netdev_unregister add_delete_rmmod_cycles rmmod_refused_while_open kernel_qp"
 DEBUG_SUBSET="smoke_roce smoke_iwarp qp_roce rc_transfers rc_atomics rc_mw rc_srq rc_loss_short bad_input \
-netdev_unregister add_delete_rmmod_cycles kernel_qp rping_iwarp_short iwarp_kill_peer_short iwarp_ext"
+netdev_unregister add_delete_rmmod_cycles kernel_qp rping_iwarp_short iwarp_kill_peer_short iwarp_ext iwarp_lost_fin"
 
 reset
 if [ $# -gt 0 ]; then

@@ -1106,8 +1106,6 @@ void remote_err_server(Conn &c, Ctl &ctl, const Err &e, const std::string &name)
 	check(ctl.sync(2), name + ": done");
 }
 
-
-
 // ---- connection management ----
 
 constexpr std::string_view kNo = "softrdma says no";
@@ -1135,7 +1133,7 @@ bool refused(Conn &c, const std::string &name, std::string_view pdata)
 		return false;
 	const std::string_view got(static_cast<const char *>(ev->param.conn.private_data),
 				   ev->param.conn.private_data_len);
-	check(got.substr(0, pdata.size()) == pdata,
+	check(got == pdata,
 	      name + ": its private data is the server's " + std::to_string(pdata.size()) +
 		      " bytes (got " + std::to_string(got.size()) + ")");
 	return true;

@@ -107,7 +107,7 @@ debug_kernel() {
 	"
 	# Every option the lab relies on must have survived olddefconfig.
 	local cfg=$LAB_ROOT$DEBUG_KDIR/.config opt
-	for opt in KUNIT=m RDMA_RXE=m RDMA_SIW=m KASAN=y PROVE_LOCKING=y DEBUG_KMEMLEAK=y DEBUG_ATOMIC_SLEEP=y INFINIBAND=y 9P_FS=y OVERLAY_FS=y VETH=y; do
+	for opt in KUNIT=m RDMA_RXE=m RDMA_SIW=m NET_SCH_INGRESS=m NET_CLS_FLOWER=m NET_ACT_GACT=m KASAN=y PROVE_LOCKING=y DEBUG_KMEMLEAK=y DEBUG_ATOMIC_SLEEP=y INFINIBAND=y 9P_FS=y OVERLAY_FS=y VETH=y; do
 		grep -qx "CONFIG_$opt" "$cfg" || {
 			echo "debug kernel config lacks CONFIG_$opt" >&2
 			return 1
