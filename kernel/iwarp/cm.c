@@ -255,9 +255,16 @@ static bool softrdma_sock_fin_unacked(struct sock *sk)
 	}
 }
 
+/*
+ * Release a socket that waited. One whose FIN is still unacked (time up, or
+ * its namespace or the module going) is reset: released as it is, it would
+ * stay an orphan without timers for as long as its namespace lives.
+ */
 static void softrdma_linger_drop(struct softrdma_linger *l)
 {
 	list_del(&l->list);
+	if (softrdma_sock_fin_unacked(l->sock->sk))
+		sock_no_linger(l->sock->sk);
 	softrdma_sock_drop(l->sock);
 	kfree(l);
 }

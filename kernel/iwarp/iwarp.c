@@ -197,9 +197,9 @@ const struct ib_device_ops softrdma_iwarp_ops = {
 
 int softrdma_iwarp_init(void)
 {
-	/* Senders block in their sockets: unbound, no concurrency limit. */
 	int ret;
 
+	/* Senders block in their sockets: unbound, no concurrency limit. */
 	softrdma_iw_wq = alloc_workqueue("softrdma_iw", WQ_UNBOUND, 0);
 	if (!softrdma_iw_wq)
 		return -ENOMEM;

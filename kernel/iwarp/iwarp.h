@@ -290,7 +290,7 @@ enum {
 #define SOFTRDMA_CEP_KEEPIDLE	20
 #define SOFTRDMA_CEP_KEEPINTVL	5
 #define SOFTRDMA_CEP_KEEPCNT	3
-/* How long a closed socket may wait for its FIN to be acked; how often we look. */
+/* How long a closed socket may wait for its FIN's ACK; how often we look. */
 #define SOFTRDMA_CEP_LINGER	(30 * HZ)
 #define SOFTRDMA_CEP_LINGER_POLL	(HZ / 20)
 

@@ -78,6 +78,11 @@ if [ -n "$bad" ]; then
 	echo "--- server:"
 	tail -n 15 /tmp/perf-srv.log
 	[ -s /tmp/perf-hang.log ] && cat /tmp/perf-hang.log
+	# What each device counted (Terminates, malformed input, ...).
+	echo "--- counters:"
+	in_ns "$sns" rdma statistic show link "$sdev/1" 2>&1
+	in_ns "$cns" rdma statistic show link "$cdev/1" 2>&1
+	dmesg | grep -i -E 'softrdma|siw' | tail -n 10
 	exit 1
 fi
 grep -E '^ +[0-9]+ ' /tmp/perf-cli.log | tail -n 3
