@@ -555,6 +555,17 @@ test_iwarp_reset() {
 
 # TCP under 5 % loss, reordering and duplicates on both veths: every
 # transfer completes (rping's bytes checked at both ends), nothing is left.
+# fin_lost_rping NS IP PORT: 3 rpings from a client in netns NS, whose FINs
+# are dropped, to a server in the initial one on IP (its pid in $srv); the
+# client's socket waits for its FIN's ACK.
+fin_lost_rping() {
+	timeout 60 rping -s -a "$2" -p "$3" -v -C 3 -S 64 >/tmp/fin-srv.log 2>&1 &
+	srv=$!
+	wait_listen - "$3"
+	ip netns exec "$1" timeout 60 rping -c -a "$2" -p "$3" -v -V -C 3 -S 64
+	wait_for 10 fin_waits "$1" "$3" || { ip netns exec "$1" ss -tane; return 1; }
+}
+
 # A lost FIN is sent again: the close keeps the socket until it is acked.
 test_iwarp_netem() {
 	modprobe sch_netem
@@ -600,11 +611,7 @@ test_iwarp_lost_fin() {
 		ip netns del c 2>/dev/null || true' EXIT
 	iwarp_pair
 	fin_drop b veth1
-	timeout 60 rping -s -a 10.0.0.1 -p 7175 -v -C 3 -S 64 >/tmp/fin-srv.log 2>&1 &
-	srv=$!
-	wait_listen - 7175
-	ip netns exec b timeout 60 rping -c -a 10.0.0.1 -p 7175 -v -V -C 3 -S 64
-	wait_for 10 fin_waits b 7175 || { ip netns exec b ss -tane; return 1; }
+	fin_lost_rping b 10.0.0.1 7175
 	sleep 2
 	kill -0 $srv || { echo "the server ended without the FIN"; return 1; }
 	ip netns exec b tc qdisc del dev veth1 clsact
@@ -623,11 +630,7 @@ test_iwarp_lost_fin() {
 	rdma link add si2 type softiwarp netdev vc0
 	ip netns exec c rdma link add si3 type softiwarp netdev vc1
 	fin_drop c vc1
-	timeout 60 rping -s -a 10.0.9.1 -p 7176 -v -C 3 -S 64 >/tmp/fin-srv.log 2>&1 &
-	srv=$!
-	wait_listen - 7176
-	ip netns exec c timeout 60 rping -c -a 10.0.9.1 -p 7176 -v -V -C 3 -S 64
-	wait_for 10 fin_waits c 7176 || { ip netns exec c ss -tane; return 1; }
+	fin_lost_rping c 10.0.9.1 7176
 	ip netns del c
 	# The server's peer is gone: it would wait for its keepalives.
 	killtree $srv || true
