@@ -553,19 +553,28 @@ test_iwarp_reset() {
 	iwarp_gone
 }
 
-# TCP under 5 % loss, reordering and duplicates on both veths: every
-# transfer completes (rping's bytes checked at both ends), nothing is left.
-# fin_lost_rping NS IP PORT: 3 rpings from a client in netns NS, whose FINs
-# are dropped, to a server in the initial one on IP (its pid in $srv); the
-# client's socket waits for its FIN's ACK.
-fin_lost_rping() {
-	timeout 60 rping -s -a "$2" -p "$3" -v -C 3 -S 64 >/tmp/fin-srv.log 2>&1 &
-	srv=$!
-	wait_listen - "$3"
-	ip netns exec "$1" timeout 60 rping -c -a "$2" -p "$3" -v -V -C 3 -S 64
-	wait_for 10 fin_waits "$1" "$3" || { ip netns exec "$1" ss -tane; return 1; }
+# netem_perf TEST ARGS...: perftest.sh between si1 (netns b, server) and
+# si0. One failure is the right status, not ours to fix: perftest's closing
+# handshake runs on a second rdma_cm connection that it destroys without a
+# disconnect; iw_cm closes that abruptly (a reset, as iWARP RNICs do), and
+# under loss the peer's last message may not have arrived yet, so the peer's
+# receive is flushed (status 5) after its table was printed.
+netem_perf() {
+	GIDX=0 "$REPO/tests/vm/perftest.sh" si1 b si0 - 10.0.0.2 "$@" && return 0
+	local size=$4 logs=(/tmp/perf-cli.log /tmp/perf-srv.log)
+	# No side waited for its timeout, both measured without an error...
+	[ ! -s /tmp/perf-hang.log ] &&
+		grep -q -E "^ +$size +[0-9]+ " /tmp/perf-cli.log &&
+		grep -q -E "^ +$size +[0-9]+ " /tmp/perf-srv.log &&
+		! grep -q -i 'completion with error' "${logs[@]}" &&
+		# ...and only the closing handshake failed, flushed.
+		grep -q 'Bad wc status -- 5 ' "${logs[@]}" &&
+		grep -q 'Failed to close connection' "${logs[@]}" || return 1
+	echo "$1: the closing handshake was flushed after the run (accepted)"
 }
 
+# TCP under 5 % loss, reordering and duplicates on both veths: every
+# transfer completes (rping's bytes checked at both ends), nothing is left.
 # A lost FIN is sent again: the close keeps the socket until it is acked.
 test_iwarp_netem() {
 	modprobe sch_netem
@@ -575,9 +584,9 @@ test_iwarp_netem() {
 	trap 'tc qdisc del dev veth0 root; ip netns exec b tc qdisc del dev veth1 root' EXIT
 	rping_run b - 10.0.0.2 30 65535
 	rping_run - b 10.0.0.1 30 1000
-	GIDX=0 "$REPO/tests/vm/perftest.sh" si1 b si0 - 10.0.0.2 ib_write_bw -R -s 65536 -n 100
-	GIDX=0 "$REPO/tests/vm/perftest.sh" si1 b si0 - 10.0.0.2 ib_read_bw -R -s 65536 -n 100
-	GIDX=0 "$REPO/tests/vm/perftest.sh" si1 b si0 - 10.0.0.2 ib_send_bw -R -s 4096 -n 100
+	netem_perf ib_write_bw -R -s 65536 -n 100
+	netem_perf ib_read_bw -R -s 65536 -n 100
+	netem_perf ib_send_bw -R -s 4096 -n 100
 	# The faults happened.
 	tc -s qdisc show dev veth0 | tee /dev/stderr | grep -q 'dropped [1-9]'
 	iwarp_gone
@@ -599,6 +608,17 @@ fin_drop() {
 fin_waits() {
 	ip netns exec "$1" ss -Htane state fin-wait-1 state closing "dport = :$2" |
 		grep -v ' ino:0 ' | grep -q .
+}
+
+# fin_lost_rping NS IP PORT: 3 rpings from a client in netns NS, whose FINs
+# are dropped, to a server in the initial one on IP (its pid in $srv); the
+# client's socket waits for its FIN's ACK.
+fin_lost_rping() {
+	timeout 60 rping -s -a "$2" -p "$3" -v -C 3 -S 64 >/tmp/fin-srv.log 2>&1 &
+	srv=$!
+	wait_listen - "$3"
+	ip netns exec "$1" timeout 60 rping -c -a "$2" -p "$3" -v -V -C 3 -S 64
+	wait_for 10 fin_waits "$1" "$3" || { ip netns exec "$1" ss -tane; return 1; }
 }
 
 # A lost FIN is sent again: a graceful close keeps its socket until TCP has
