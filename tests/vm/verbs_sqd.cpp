@@ -100,10 +100,15 @@ int main(int argc, char **argv)
 	      "query_qp: SQD, no longer draining");
 	int done = 0;
 	ibv_wc wc{};
-	while (done < kBurst && wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS &&
+	bool got = true;
+	while (done < kBurst && (got = wait_wc(a.cq, wc)) && wc.status == IBV_WC_SUCCESS &&
 	       wc.wr_id == static_cast<std::uint64_t>(done))
 		++done;
-	check(done == kBurst, "the WRITEs in flight all completed, in order");
+	std::string next = "none";
+	if (got && done < kBurst)
+		next = "wr_id " + std::to_string(wc.wr_id) + " " + ibv_wc_status_str(wc.status);
+	check(done == kBurst, "the WRITEs in flight all completed, in order (" +
+				      std::to_string(done) + " did; then " + next + ")");
 	check(std::memcmp(a.buf.data(), b.buf.data(), kMsg * kBurst) == 0,
 	      "their bytes arrived");
 	check(ibv_poll_cq(a.cq, 1, &wc) == 0, "the WRITE posted in SQD has not completed");
