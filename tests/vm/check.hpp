@@ -6,10 +6,12 @@
 
 #include <arpa/inet.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace vmtest {
 
@@ -28,6 +30,23 @@ inline void check_errno(int got, int want, const std::string &what)
 {
 	check(got == want,
 	      what + " (errno " + std::to_string(got) + ", want " + std::to_string(want) + ")");
+}
+
+// The state @qp is in once it reaches @want, or after 2 s: a QP enters ERR
+// asynchronously to its error completion in some drivers (rxe writes the CQE
+// first). -1 if query_qp fails.
+inline int wait_qp_state(ibv_qp *qp, ibv_qp_state want)
+{
+	const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+	for (;;) {
+		ibv_qp_attr qa{};
+		ibv_qp_init_attr qi{};
+		if (ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi))
+			return -1;
+		if (qa.qp_state == want || std::chrono::steady_clock::now() >= end)
+			return qa.qp_state;
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	}
 }
 
 inline ibv_context *open_by_name(std::string_view name)

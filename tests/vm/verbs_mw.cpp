@@ -22,6 +22,7 @@
 
 using vmtest::check;
 using vmtest::RcSide;
+using vmtest::wait_qp_state;
 using vmtest::wait_wc;
 
 namespace {
@@ -499,10 +500,7 @@ void bad_local(RcSide & /*a*/, RcSide &b, const Peer &peer, int how)
 	ibv_wc wc{};
 	expect_wc(b, wc, [&] { return wc.wr_id == 9 && wc.status == want; },
 		  what + " completes with " + ibv_wc_status_str(want));
-	ibv_qp_attr qa{};
-	ibv_qp_init_attr qi{};
-	check(ibv_query_qp(b.qp, &qa, IBV_QP_STATE, &qi) == 0 && qa.qp_state == IBV_QPS_ERR,
-	      "and the QP is in the error state");
+	check(wait_qp_state(b.qp, IBV_QPS_ERR) == IBV_QPS_ERR, "and the QP is in the error state");
 	if (mw)
 		ibv_dealloc_mw(mw);
 	if (mr2)

@@ -877,17 +877,9 @@ int main(int argc, char **argv)
 		check(got && wc.wr_id == 701 && wc.status == IBV_WC_REM_ACCESS_ERR,
 		      "it completes with IBV_WC_REM_ACCESS_ERR, got " +
 			      std::string(ibv_wc_status_str(wc.status)));
-		// rxe moves its QP to ERR just after it writes the error CQE.
-		ibv_qp_attr qa{};
-		ibv_qp_init_attr qi{};
-		const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-		int rc = 0;
-		while ((rc = ibv_query_qp(a.qp, &qa, IBV_QP_STATE, &qi)) == 0 &&
-		       qa.qp_state != IBV_QPS_ERR && std::chrono::steady_clock::now() < end)
-			std::this_thread::sleep_for(std::chrono::milliseconds(1));
-		check(rc == 0 && qa.qp_state == IBV_QPS_ERR,
-		      std::string("the requester's QP (") + argv[1] + ") is in ERR, got state " +
-			      std::to_string(qa.qp_state));
+		const int st = vmtest::wait_qp_state(a.qp, IBV_QPS_ERR);
+		check(st == IBV_QPS_ERR, std::string("the requester's QP (") + argv[1] +
+						 ") is in ERR, got state " + std::to_string(st));
 	}
 
 	for (Side *s : {&a, &b}) {
