@@ -592,14 +592,12 @@ test_iwarp_netem() {
 	iwarp_gone
 }
 
-# fin_drop NS DEV: DEV (in netns NS, "-" for the initial one) drops every
-# TCP segment with FIN it would send.
+# fin_drop NS DEV: DEV in netns NS drops every TCP segment with FIN it
+# would send.
 fin_drop() {
-	local pre=()
-	[ "$1" = - ] || pre=(ip netns exec "$1")
 	modprobe -a sch_ingress cls_flower act_gact
-	"${pre[@]}" tc qdisc add dev "$2" clsact
-	"${pre[@]}" tc filter add dev "$2" egress protocol ip flower \
+	ip netns exec "$1" tc qdisc add dev "$2" clsact
+	ip netns exec "$1" tc filter add dev "$2" egress protocol ip flower \
 		ip_proto tcp tcp_flags 0x1/0x1 action drop
 }
 
