@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * DDP (RFC 5041) and RDMAP (RFC 5040) headers as the data path (rdmap.c)
+ * DDP (RFC 5041) and RDMAP (RFC 5040) headers as the data path (tx.c, rx.c)
  * writes and checks them, and the Terminate message: pure helpers, so that
  * KUnit tests what goes on the wire.
  */

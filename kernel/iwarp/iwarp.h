@@ -252,7 +252,7 @@ enum {
 				  (SOFTRDMA_MPA_MARKER_INTERVAL - \
 				   SOFTRDMA_MPA_MARKER_LEN)))
 
-/* The largest message a poster's doorbell sends itself (rdmap.c). */
+/* The largest message a poster's doorbell sends itself (tx.c). */
 #define SOFTRDMA_IW_DIRECT_MAX	(64 * 1024)
 /* The kernel can send pages by reference (Kbuild finds out). */
 #ifndef SOFTRDMA_IW_ZC
@@ -260,7 +260,7 @@ enum {
 #endif
 /*
  * Payloads the sender hands TCP by reference, as the pages of their MR
- * (rdmap.c): a WQE of at least this many bytes, and per FPDU, at most this
+ * (tx.c): a WQE of at least this many bytes, and per FPDU, at most this
  * many pieces of pages (a ULPDU of 64 KiB spans 17 pages at most).
  */
 #define SOFTRDMA_IW_ZC_MIN	4096
@@ -412,20 +412,34 @@ void softrdma_cep_wait_all(void);
 int softrdma_cep_init(void);
 void softrdma_cep_exit(void);
 
-/* rdmap.c */
+/* qp.c */
 int softrdma_iw_qp_init(struct softrdma_qp *qp);
 void softrdma_iw_qp_cleanup(struct softrdma_qp *qp);
+void softrdma_iw_qp_fail(struct softrdma_qp *qp);
+int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep);
+void softrdma_iw_qp_stop(struct softrdma_qp *qp);
+void softrdma_iw_qp_advance(struct softrdma_qp *qp);
+void softrdma_iw_qp_conn_lost(struct softrdma_qp *qp, bool graceful);
+void softrdma_iw_qp_fatal(struct softrdma_qp *qp);
+void softrdma_iw_qp_terminate(struct softrdma_qp *qp, u8 layer, u8 etype,
+			      u8 code);
+u32 softrdma_iw_qp_take(struct softrdma_qp *qp, u32 idx);
+bool softrdma_iw_qp_may_send(struct softrdma_qp *qp, u32 idx);
+
+/* tx.c */
 void softrdma_iw_req_run(struct softrdma_qp *qp);
 bool softrdma_iw_req_pending(struct softrdma_qp *qp);
 void softrdma_iw_write_space(struct softrdma_qp *qp, struct sock *sk);
 int softrdma_iw_req_kick(struct softrdma_qp *qp);
-void softrdma_iw_qp_fail(struct softrdma_qp *qp);
-int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep);
-void softrdma_iw_qp_stop(struct softrdma_qp *qp);
-void softrdma_iw_data_ready(struct softrdma_qp *qp, struct sock *sk);
-void softrdma_iw_rx_kick(struct softrdma_qp *qp);
 int softrdma_iw_send_rtr(struct softrdma_qp *qp, struct socket *sock,
 			 u16 rtr);
+void softrdma_iw_tx_work(struct work_struct *work);
+void softrdma_iw_tx_soon(struct softrdma_qp *qp);
+
+/* rx.c */
+void softrdma_iw_data_ready(struct softrdma_qp *qp, struct sock *sk);
+void softrdma_iw_rx_kick(struct softrdma_qp *qp);
+void softrdma_iw_rx_work(struct work_struct *work);
 
 /* mpa.c */
 u32 softrdma_mpa_crc(const void *buf, u32 len);

@@ -939,7 +939,7 @@ static void mpa_markers_roundtrip_stream_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, tx);
 	KUNIT_ASSERT_NOT_NULL(test, rx);
-	/* A stream of FPDUs of growing sizes, read back as rdmap.c does. */
+	/* A stream of FPDUs of growing sizes, read back as rx.c does. */
 	for (k = 0; k < 200; k++) {
 		u32 ulen = 14 + (k * 37) % 1500, hl, len, rl, i;
 

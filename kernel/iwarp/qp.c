@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The iWARP side of a QP: its transport state (struct softrdma_iw_qp) set
+ * up and freed, started on a connection made by cm.c (to RTS) and stopped
+ * when it goes, moved to ERR and flushed, and failed with a Terminate. The
+ * send queue's bookkeeping shared by sender and receiver lives here too: a
+ * WQE taken into the kernel's copy, whether it may go yet (ORD, fences),
+ * and the in-order completion of what is done.
+ *
+ * Not the wire: tx.c builds and sends the FPDUs, rx.c receives and places
+ * them, cm.c makes and closes the connection.
+ */
+#include <linux/gfp.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "iwarp.h"
+
+static void softrdma_iw_timer_noop(struct timer_list *t)
+{
+}
+
+/* Give back the page the FPDU heads and tails came from. */
+static void softrdma_iw_zc_drain(struct softrdma_iw_qp *iw)
+{
+#if SOFTRDMA_IW_ZC
+	page_frag_cache_drain(&iw->zc_frag);
+#endif
+}
+
+int softrdma_iw_qp_init(struct softrdma_qp *qp)
+{
+	size_t n = qp->sq.num_slots;
+	struct softrdma_iw_qp *iw;
+
+	/* The core stops the RoCE timer on ERR and RESET: give it one. */
+	timer_setup(&qp->req.timer, softrdma_iw_timer_noop, 0);
+	iw = kzalloc(sizeof(*iw), GFP_KERNEL);
+	if (!iw)
+		return -ENOMEM;
+	qp->iw = iw;
+	iw->qp = qp;
+	INIT_WORK(&iw->tx_work, softrdma_iw_tx_work);
+	INIT_WORK(&iw->rx_work, softrdma_iw_rx_work);
+	mutex_init(&iw->tx_mutex);
+	qp->swqe = kvcalloc(n, sizeof(*qp->swqe), GFP_KERNEL);
+	qp->ssge = kvcalloc(n * qp->sq_max_sge, sizeof(*qp->ssge), GFP_KERNEL);
+	qp->sinline = kvzalloc(n * qp->max_inline, GFP_KERNEL);
+	iw->irq_size = SOFTRDMA_MAX_RD_ATOMIC;
+	iw->orq_size = SOFTRDMA_MAX_RD_ATOMIC;
+	iw->irq = kvcalloc(iw->irq_size, sizeof(*iw->irq), GFP_KERNEL);
+	iw->orq = kvcalloc(iw->orq_size, sizeof(*iw->orq), GFP_KERNEL);
+	iw->rxbuf = kvmalloc(SOFTRDMA_FPDU_MAX, GFP_KERNEL);
+	iw->txbuf = kvmalloc(SOFTRDMA_FPDU_MAX, GFP_KERNEL);
+	iw->zc_bv = kcalloc(SOFTRDMA_IW_ZC_PAGES + 2, sizeof(*iw->zc_bv),
+			    GFP_KERNEL);
+	if (!qp->swqe || !qp->ssge || !qp->sinline || !iw->irq || !iw->orq ||
+	    !iw->rxbuf || !iw->txbuf || !iw->zc_bv) {
+		softrdma_iw_qp_cleanup(qp);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void softrdma_iw_qp_cleanup(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+
+	del_timer_sync(&qp->req.timer);
+	kvfree(qp->swqe);
+	kvfree(qp->ssge);
+	kvfree(qp->sinline);
+	qp->swqe = NULL;
+	qp->ssge = NULL;
+	qp->sinline = NULL;
+	if (!iw)
+		return;
+	kvfree(iw->irq);
+	kvfree(iw->orq);
+	kvfree(iw->rxbuf);
+	kvfree(iw->txbuf);
+	kfree(iw->zc_bv);
+	softrdma_iw_zc_drain(iw);
+	kfree(iw);
+	qp->iw = NULL;
+}
+
+/* Complete, in order, every WQE done from the oldest on. */
+void softrdma_iw_qp_advance(struct softrdma_qp *qp)
+{
+	while (qp->req.comp_idx != qp->req.send_idx) {
+		struct softrdma_swqe *s =
+			&qp->swqe[qp->req.comp_idx & (qp->sq.num_slots - 1)];
+
+		if (!s->done)
+			break;
+		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
+		qp->req.comp_idx++;
+	}
+}
+
+/*
+ * Move the QP to the error state and flush both queues. Caller holds
+ * qp->lock. The connection is closed by whoever called (cm.c).
+ */
+void softrdma_iw_qp_fail(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	softrdma_qp_need_wakeup(qp);
+	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
+	softrdma_qp_flush(qp);
+	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+	qp->req.comp_idx = qp->req.send_idx;
+	qp->resp.in_recv = false;
+	iw->orq_head = iw->orq_tail;
+	iw->irq_head = iw->irq_tail;
+	iw->rresp_off = 0;
+	iw->zc_unacked = 0;
+}
+
+/* Ask cm.c to close the connection (from any context). */
+void softrdma_iw_qp_conn_lost(struct softrdma_qp *qp, bool graceful)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+
+	spin_lock_bh(&qp->lock);
+	if (iw->cep)
+		softrdma_cep_close(iw->cep, graceful);
+	spin_unlock_bh(&qp->lock);
+}
+
+/*
+ * A Terminate ends the QP's stream (RFC 5040 5.3): the consumer hears of
+ * it as an affiliated asynchronous error, as well as by the completions.
+ * Caller holds qp->lock.
+ */
+void softrdma_iw_qp_fatal(struct softrdma_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/*
+ * Fail the QP and send a Terminate (RFC 5040 4.8) with @layer, @etype and
+ * @code, then close. Caller holds qp->lock.
+ */
+void softrdma_iw_qp_terminate(struct softrdma_qp *qp, u8 layer, u8 etype,
+			      u8 code)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+
+	ibdev_info_ratelimited(&qp->sdev->ibdev,
+			       "QP %u: terminate layer %u type %u code 0x%x\n",
+			       qp->ibqp.qp_num, layer, etype, code);
+	if (qp->state != IB_QPS_ERR) {
+		softrdma_iw_qp_fail(qp);
+		softrdma_iw_qp_fatal(qp);
+	}
+	if (iw->term_due || !iw->sock)
+		return;
+	iw->term_due = true;
+	iw->term_layer_type = layer << 4 | etype;
+	iw->term_code = code;
+	/* An error in what arrived: the Terminate copies its headers. */
+	iw->term_has_hdr = iw->rx_ulpdu;
+	if (iw->rx_ulpdu) {
+		iw->term_ulen = iw->rx_ulen;
+		memcpy(iw->term_hdr, iw->rx_ulpdu,
+		       min_t(u32, iw->rx_ulen, sizeof(iw->term_hdr)));
+	}
+	queue_work(softrdma_iw_wq, &iw->tx_work);
+}
+
+/* Take the WQE at @idx into the kernel's copy. Return: WC status. */
+u32 softrdma_iw_qp_take(struct softrdma_qp *qp, u32 idx)
+{
+	u32 slot = idx & (qp->sq.num_slots - 1);
+	struct softrdma_swqe *s = &qp->swqe[slot];
+	u8 *body = (u8 *)softrdma_ring_slot(&qp->sq, idx) +
+		   SOFTRDMA_SEND_WQE_HDR_SIZE;
+	u32 status;
+	u64 len;
+
+	memcpy(&s->wqe, softrdma_ring_slot(&qp->sq, idx), sizeof(s->wqe));
+	s->len = 0;
+	s->done = false;
+	s->ack_wait = false;
+	switch (s->wqe.opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_READ:
+		break;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+	case IB_WR_BIND_MW:
+		return IB_WC_SUCCESS;
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		/* RFC 7306: only with a peer that agreed (cm.c). */
+		if (!qp->iw->ext)
+			return IB_WC_LOC_QP_OP_ERR;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (!qp->iw->ext)
+			return IB_WC_LOC_QP_OP_ERR;
+		return softrdma_swqe_copy_atomic(qp, slot, body);
+	default:
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	status = softrdma_swqe_copy_body(qp, slot, body, &len);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	/* A DDP message's offsets and an RDMA Read's size are 32 bits. */
+	if (len > U32_MAX)
+		return IB_WC_LOC_LEN_ERR;
+	/* The Immediate Data message carries a Write's length in 31 bits. */
+	if (s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM && len >= SOFTRDMA_IMM_SEND)
+		return IB_WC_LOC_LEN_ERR;
+	s->len = len;
+	return IB_WC_SUCCESS;
+}
+
+/* May the WQE at @idx go now (ORD, fences)? Caller holds qp->lock. */
+bool softrdma_iw_qp_may_send(struct softrdma_qp *qp, u32 idx)
+{
+	const struct softrdma_send_wqe *w = softrdma_ring_slot(&qp->sq, idx);
+	struct softrdma_iw_qp *iw = qp->iw;
+	u32 reads = iw->orq_tail - iw->orq_head;
+	u32 op = READ_ONCE(w->opcode);
+
+	/* A local operation waits for everything before it to complete. */
+	if (softrdma_wr_is_local(op))
+		return qp->req.comp_idx == idx;
+	if (!reads)
+		return true;
+	if (READ_ONCE(w->flags) & SOFTRDMA_WQE_FENCE)
+		return false;
+	return !softrdma_wr_is_rd_atomic(op) ||
+	       reads < clamp_t(u32, qp->attrs.max_rd_atomic, 1, iw->orq_size);
+}
+
+/*
+ * Start the transport on @cep's socket (process context, cep->mutex held):
+ * the QP, in INIT or RTR, moves to RTS.
+ */
+int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	u32 mss = tcp_sk(cep->sock->sk)->mss_cache;
+	int ret = 0, i;
+
+	mutex_lock(&qp->state_lock);
+	spin_lock_bh(&qp->lock);
+	/*
+	 * Being destroyed: the teardown, which looks for a connection under
+	 * qp->lock after taking the QP out of the table, found none.
+	 */
+	if ((qp->state != IB_QPS_INIT && qp->state != IB_QPS_RTR) ||
+	    xa_load(&qp->sdev->qps, qp->ibqp.qp_num) != qp) {
+		ret = -EINVAL;
+		goto out;
+	}
+	iw->crc = cep->crc;
+	/* Our stream starts here, or at the initiator's RTR (cm.c). */
+	if (!cep->p2p || cep->state != CEP_AWAIT_REP)
+		iw->tx_soff = 0;
+	iw->tx_markers = cep->tx_markers;
+	iw->rx_markers = cep->rx_markers;
+	/* FPDUs as large as a segment (RFC 5044 8): length, pad, CRC. */
+	iw->mulpdu = softrdma_mpa_mulpdu(mss, iw->tx_markers);
+	for (i = 0; i < SOFTRDMA_QN_NUM; i++) {
+		iw->tx_msn[i] = 1;
+		iw->rx_msn[i] = 1;
+	}
+	iw->ext = cep->ext;
+	iw->imm_due = false;
+	iw->irq_head = 0;
+	iw->irq_tail = 0;
+	iw->orq_head = 0;
+	iw->orq_tail = 0;
+	iw->rresp_off = 0;
+	iw->term_due = false;
+	iw->rtr_due = cep->p2p && cep->state == CEP_AWAIT_ACCEPT;
+	iw->rx_soff = 0;
+	iw->rx_stop = false;
+	iw->rx_have = 0;
+	iw->rx_need = softrdma_mpa_hdr_len(0, iw->rx_markers);
+	qp->attrs.max_rd_atomic = min_t(u32, cep->ord, SOFTRDMA_MAX_RD_ATOMIC);
+	qp->attrs.max_dest_rd_atomic = min_t(u32, cep->ird,
+					     SOFTRDMA_MAX_RD_ATOMIC);
+	/*
+	 * iw_cm asks for remote reads and writes on every connected QP, but
+	 * an initiator's QP reached INIT before its cm_id existed, without.
+	 */
+	qp->attrs.access |= IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
+	/* Likewise atomics, when the peer agreed to them (RFC 7306). */
+	if (iw->ext)
+		qp->attrs.access |= IB_ACCESS_REMOTE_ATOMIC;
+	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+	qp->req.comp_idx = qp->req.send_idx;
+	qp->resp.in_recv = false;
+	kref_get(&cep->ref);
+	iw->cep = cep;
+	iw->sock = cep->sock;
+	WRITE_ONCE(qp->state, IB_QPS_RTS);
+	/* Work posted before RTS goes now. */
+	queue_work(softrdma_iw_wq, &iw->tx_work);
+	queue_work(softrdma_iw_wq, &iw->rx_work);
+out:
+	spin_unlock_bh(&qp->lock);
+	mutex_unlock(&qp->state_lock);
+	return ret;
+}
+
+/*
+ * Detach the QP from its connection (process context; the socket is shut
+ * down already, so the sender does not block): it enters ERR, flushed.
+ */
+void softrdma_iw_qp_stop(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_cep *cep;
+
+	spin_lock_bh(&qp->lock);
+	cep = iw->cep;
+	iw->cep = NULL;
+	iw->sock = NULL;
+	if (qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET &&
+	    qp->state != IB_QPS_INIT)
+		softrdma_iw_qp_fail(qp);
+	spin_unlock_bh(&qp->lock);
+	if (!cep)
+		return;
+	cancel_work_sync(&iw->tx_work);
+	cancel_work_sync(&iw->rx_work);
+	/* A poster sending in its doorbell finds no socket from now on. */
+	mutex_lock(&iw->tx_mutex);
+	mutex_unlock(&iw->tx_mutex);
+	softrdma_cep_put(cep);
+}

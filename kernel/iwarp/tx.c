@@ -1,0 +1,754 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The iWARP sender: RDMAP over DDP over MPA (RFC 5040, 5041, 5044) on a
+ * connected TCP socket. It takes WQEs off the SQ ring and sends them as
+ * FPDUs (Send, RDMA Write, RDMA Read Request, RFC 7306 Atomic Request and
+ * Immediate Data), answers the peer's requests (Read and Atomic Responses),
+ * and sends a Terminate; large payloads go to TCP by reference, as the
+ * pages of their MR.
+ *
+ * The sender runs in the doorbell of the process that posted, while the
+ * socket takes its output at once, and otherwise in a work item, which
+ * blocks in the socket while the peer is slow to read; one at a time
+ * (iw->tx_mutex). It holds qp->lock only to look at or change the QP's
+ * state, never across a socket call. A Send or RDMA Write completes once
+ * all of it is in the socket (over veth, the peer's answer may have arrived
+ * and completed by then); one sent by reference once TCP has it acked.
+ *
+ * Not here: what arrives (rx.c), the QP's state and SQ bookkeeping (qp.c),
+ * MPA framing and DDP headers (mpa.c, ddp.c).
+ */
+#include <linux/crc32.h>
+#include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/tcp.h>
+#include <linux/uio.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "iwarp.h"
+
+/*
+ * A poster's doorbell in progress on a CPU (softrdma_iw_req_kick()), and a
+ * QP whose sender a softirq run in that doorbell left to it.
+ */
+struct softrdma_iw_kicker {
+	struct task_struct *task;
+	struct softrdma_qp *qp;		/* held with a reference */
+};
+
+static DEFINE_PER_CPU(struct softrdma_iw_kicker, softrdma_iw_kicker);
+
+/*
+ * The sender of @qp has work: a Read or Atomic Response to send (caller
+ * holds qp->lock; softirq). Over veth, the request arrived in the softirq
+ * that the requester's own doorbell ran on its way out of the socket: then
+ * that doorbell sends the response on its way back, and no worker has to
+ * be woken (a scheduler round trip, often a whole idle CPU's).
+ */
+void softrdma_iw_tx_soon(struct softrdma_qp *qp)
+{
+	if (in_serving_softirq()) {
+		struct softrdma_iw_kicker *k = this_cpu_ptr(&softrdma_iw_kicker);
+
+		if (k->task == current && !k->qp &&
+		    refcount_inc_not_zero(&qp->refs)) {
+			k->qp = qp;
+			return;
+		}
+	}
+	queue_work(softrdma_iw_wq, &qp->iw->tx_work);
+}
+
+/*
+ * Send the FPDU whose ULPDU (@ulen bytes) is in iw->txbuf + 2; @more: more
+ * FPDUs of the same message follow (TCP need not push this one alone).
+ */
+static int softrdma_iw_xmit_more(struct softrdma_iw_qp *iw,
+				 struct socket *sock, u32 ulen, bool more)
+{
+	u32 len = softrdma_fpdu_close_at(iw->txbuf, ulen, iw->crc,
+					 iw->tx_markers, iw->tx_soff);
+
+	iw->tx_soff += len;
+	return softrdma_iw_sendmore(sock, iw->txbuf, len, more);
+}
+
+static int softrdma_iw_xmit(struct softrdma_iw_qp *iw, struct socket *sock,
+			    u32 ulen)
+{
+	return softrdma_iw_xmit_more(iw, sock, ulen, false);
+}
+
+/*
+ * Send an FPDU whose ULPDU is the DDP header (@hlen bytes) in iw->txbuf + 2
+ * and @n bytes of @mr at @iova, the latter by reference: TCP takes the MR's
+ * pages, not a copy, so the WQE completes only once TCP has them acked
+ * (softrdma_iw_write_space()); until then a retransmission reads the user's
+ * buffer again. Only without markers, and only when the socket takes all
+ * of it at once: a sender never waits in the socket with the MR held.
+ *
+ * Return: 0, -EAGAIN if the caller has to copy instead (nothing sent), or
+ * the socket's error.
+ */
+static int softrdma_iw_xmit_zc(struct softrdma_iw_qp *iw, struct socket *sock,
+			       struct softrdma_mr *mr, u64 iova, u32 hlen,
+			       u32 n, bool more)
+{
+#if SOFTRDMA_IW_ZC
+	u32 ulen = hlen + n, pad = -(2 + ulen) & 3, len = 2 + ulen + pad + 4;
+	struct msghdr msg = {
+		.msg_flags = MSG_SPLICE_PAGES | MSG_NOSIGNAL | MSG_EOR,
+	};
+	struct bio_vec *bv = iw->zc_bv;
+	u32 nbv, i, crc = 0;
+	u8 *head, *tail;
+	int ret = 0;
+
+	if (iw->tx_markers || sk_stream_wspace(sock->sk) < (int)len)
+		return -EAGAIN;
+	nbv = softrdma_mr_pages(mr, iova, n, bv + 1, SOFTRDMA_IW_ZC_PAGES);
+	if (!nbv)
+		return -EAGAIN;
+	/* Spliced too, so from a page of our own, never reused in flight. */
+	head = page_frag_alloc(&iw->zc_frag, 2 + hlen + pad + 4, GFP_KERNEL);
+	if (!head)
+		return -EAGAIN;
+	put_unaligned_be16(ulen, head);
+	memcpy(head + 2, iw->txbuf + 2, hlen);
+	tail = head + 2 + hlen;
+	memset(tail, 0, pad);
+	if (iw->crc) {
+		crc = __crc32c_le(~0U, head, 2 + hlen);
+		for (i = 1; i <= nbv; i++) {
+			u8 *va = kmap_local_page(bv[i].bv_page);
+
+			crc = __crc32c_le(crc, va + bv[i].bv_offset,
+					  bv[i].bv_len);
+			kunmap_local(va);
+		}
+		crc = ~__crc32c_le(crc, tail, pad);
+	}
+	put_unaligned_le32(crc, tail + pad);
+	bvec_set_virt(&bv[0], head, 2 + hlen);
+	bvec_set_virt(&bv[nbv + 1], tail, pad + 4);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nbv + 2, len);
+	if (more)
+		msg.msg_flags |= MSG_MORE;
+	while (msg_data_left(&msg)) {
+		int k = sock_sendmsg(sock, &msg);
+
+		if (k <= 0) {
+			ret = k ? k : -EPIPE;
+			break;
+		}
+	}
+	/* The socket holds its own references to the pages it keeps. */
+	page_frag_free(head);
+	iw->tx_soff += len;
+	if (!ret)
+		softrdma_count(iw->qp->sdev, SOFTRDMA_CNT_TX_ZCOPY);
+	return ret;
+#else
+	return -EAGAIN;
+#endif
+}
+
+/*
+ * Send an FPDU whose ULPDU is the DDP header (@hlen bytes) in iw->txbuf + 2
+ * and @n bytes of @mr at @iova: by reference if @zc and the socket allows
+ * (softrdma_iw_xmit_zc()), copied otherwise; @more as for xmit_more.
+ * Return: 1 if sent by reference, 0 if copied, or the socket's error.
+ */
+static int softrdma_iw_xmit_mr(struct softrdma_iw_qp *iw, struct socket *sock,
+			       struct softrdma_mr *mr, u64 iova, u32 hlen,
+			       u32 n, bool more, bool zc)
+{
+	int err = zc && n ? softrdma_iw_xmit_zc(iw, sock, mr, iova, hlen, n,
+					       more) : -EAGAIN;
+
+	if (err != -EAGAIN)
+		return err ? err : 1;
+	if (n)
+		softrdma_mr_copy(mr, iova, iw->txbuf + 2 + hlen, n, false);
+	return softrdma_iw_xmit_more(iw, sock, hlen + n, more);
+}
+
+/* Payload bytes of a segment after a DDP header of @hlen bytes. */
+static u32 softrdma_iw_seg_max(struct softrdma_iw_qp *iw, u32 hlen)
+{
+	return iw->mulpdu - hlen;
+}
+
+/* An RFC 7306 Immediate Data message on the Send queue. */
+static int softrdma_iw_send_imm(struct softrdma_iw_qp *iw, struct socket *sock,
+				u8 op, u32 imm, u32 info, u32 msn)
+{
+	struct softrdma_ddp_untagged *h = (void *)(iw->txbuf + 2);
+	struct softrdma_rdmap_imm *m = (void *)(h + 1);
+
+	softrdma_ddp_untagged_fill(h, op, true, SOFTRDMA_QN_SEND, msn, 0, 0);
+	/* The WQE holds the immediate in network order already. */
+	memcpy(&m->imm, &imm, sizeof(m->imm));
+	m->info = htonl(info);
+	if (softrdma_iw_xmit(iw, sock, SOFTRDMA_UNTAGGED_LEN + sizeof(*m)))
+		return -EPIPE;
+	return 0;
+}
+
+/* An RFC 7306 Atomic Request for the WQE at @idx; its SQ index names it. */
+static int softrdma_iw_send_areq(struct softrdma_qp *qp, struct socket *sock,
+				 u32 idx, u32 msn)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_swqe *s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+	struct softrdma_ddp_untagged *h = (void *)(iw->txbuf + 2);
+	struct softrdma_rdmap_areq *a = (void *)(h + 1);
+
+	softrdma_ddp_untagged_fill(h, RDMAP_ATOMIC_REQ, true, SOFTRDMA_QN_AREQ,
+				   msn, 0, 0);
+	a->req_id = htonl(idx);
+	a->stag = htonl(s->wqe.rkey);
+	a->to = cpu_to_be64(s->wqe.remote_addr);
+	if (s->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+		/* Every bit compared, every bit swapped. */
+		a->opcode = htonl(SOFTRDMA_ATOMIC_CMP_SWAP);
+		a->swap_add = cpu_to_be64(s->wqe.swap);
+		a->swap_add_mask = cpu_to_be64(U64_MAX);
+		a->compare = cpu_to_be64(s->wqe.compare_add);
+		a->compare_mask = cpu_to_be64(U64_MAX);
+	} else {
+		/* A plain add: no field boundaries in the mask. */
+		a->opcode = htonl(SOFTRDMA_ATOMIC_FETCH_ADD);
+		a->swap_add = cpu_to_be64(s->wqe.compare_add);
+		a->swap_add_mask = 0;
+		a->compare = 0;
+		a->compare_mask = 0;
+	}
+	if (softrdma_iw_xmit(iw, sock, SOFTRDMA_UNTAGGED_LEN + sizeof(*a)))
+		return -EPIPE;
+	return 0;
+}
+
+/*
+ * Send the WQE at @idx (its kernel copy); @zc: set if some of it went by
+ * reference (it completes when TCP has it acked). Return: 0 or -errno.
+ */
+static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
+				u32 idx, u32 msn, bool *zc)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	u32 slot = idx & (qp->sq.num_slots - 1);
+	struct softrdma_swqe *s = &qp->swqe[slot];
+	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
+	bool tagged = s->wqe.opcode == IB_WR_RDMA_WRITE ||
+		      s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	u32 hlen = tagged ? SOFTRDMA_TAGGED_LEN : SOFTRDMA_UNTAGGED_LEN;
+	bool se = s->wqe.flags & SOFTRDMA_WQE_SOLICITED;
+	struct softrdma_mr *zmr = NULL;
+	u8 *u = iw->txbuf + 2;
+	u32 off = 0, op;
+	int err = 0;
+
+	if (softrdma_wr_is_atomic(s->wqe.opcode))
+		return softrdma_iw_send_areq(qp, sock, idx, msn);
+	if (s->wqe.opcode == IB_WR_SEND_WITH_IMM) {
+		/* The immediate goes first, then the Send it belongs to. */
+		err = softrdma_iw_send_imm(iw, sock, RDMAP_IMM,
+					   s->wqe.imm_data, SOFTRDMA_IMM_SEND,
+					   msn++);
+		if (err)
+			return err;
+	}
+
+	if (s->wqe.opcode == IB_WR_RDMA_READ) {
+		struct softrdma_ddp_untagged *h = (void *)u;
+		struct softrdma_rdmap_rreq *r = (void *)(u + hlen);
+
+		softrdma_ddp_untagged_fill(h, RDMAP_READ_REQ, true,
+					   SOFTRDMA_QN_READ, msn, 0, 0);
+		/* The sink is the first SGE; the response lands by offset. */
+		r->sink_stag = htonl(s->wqe.num_sge ? sge[0].lkey : 0);
+		r->sink_to = cpu_to_be64(s->wqe.num_sge ? sge[0].addr : 0);
+		r->len = htonl(s->len);
+		r->src_stag = htonl(s->wqe.rkey);
+		r->src_to = cpu_to_be64(s->wqe.remote_addr);
+		return softrdma_iw_xmit(iw, sock, hlen + SOFTRDMA_RREQ_LEN);
+	}
+
+	/* A large payload in one SGE may go by reference. */
+	if (SOFTRDMA_IW_ZC && s->len >= SOFTRDMA_IW_ZC_MIN &&
+	    s->wqe.num_sge == 1 && !(s->wqe.flags & SOFTRDMA_WQE_INLINE) &&
+	    !iw->tx_markers) {
+		zmr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, sge[0].lkey,
+				      sge[0].addr, s->len, 0, &err);
+		if (!zmr)
+			return err;
+	}
+	if (tagged) {
+		op = RDMAP_WRITE;
+	} else {
+		if (s->wqe.opcode == IB_WR_SEND_WITH_INV)
+			op = se ? RDMAP_SEND_SE_INV : RDMAP_SEND_INV;
+		else
+			op = se ? RDMAP_SEND_SE : RDMAP_SEND;
+	}
+	do {
+		bool last;
+		u32 n = softrdma_ddp_seg(s->len, off,
+					 softrdma_iw_seg_max(iw, hlen), &last);
+
+		if (tagged)
+			softrdma_ddp_tagged_fill((void *)u, op, last,
+						 s->wqe.rkey,
+						 s->wqe.remote_addr + off);
+		else
+			softrdma_ddp_untagged_fill((void *)u, op, last,
+						   SOFTRDMA_QN_SEND, msn, off,
+						   op == RDMAP_SEND_INV ||
+						   op == RDMAP_SEND_SE_INV ?
+						   s->wqe.imm_data : 0);
+		if (n && zmr) {
+			err = softrdma_iw_xmit_mr(iw, sock, zmr,
+						  sge[0].addr + off, hlen, n,
+						  !last, true);
+			if (err < 0)
+				break;
+			if (err)
+				*zc = true;
+			err = 0;
+			off += n;
+			continue;
+		}
+		if (n && (s->wqe.flags & SOFTRDMA_WQE_INLINE)) {
+			memcpy(u + hlen, qp->sinline +
+			       (size_t)slot * qp->max_inline + off, n);
+		} else if (n) {
+			err = softrdma_sge_copy(qp, sge, s->wqe.num_sge, off,
+						u + hlen, n, false, 0);
+			if (err)
+				return err;
+		}
+		err = softrdma_iw_xmit_more(iw, sock, hlen + n, !last);
+		if (err)
+			break;
+		off += n;
+	} while (off < s->len);
+	if (zmr)
+		softrdma_mr_put(zmr);
+	if (err)
+		return -EPIPE;
+	if (s->wqe.opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+		/* After the data it announces, with the Write's length. */
+		return softrdma_iw_send_imm(iw, sock, se ? RDMAP_IMM_SE : RDMAP_IMM,
+					    s->wqe.imm_data, s->len, msn);
+	}
+	return 0;
+}
+
+/* Answer an RDMA Read Request: tagged Read Response segments. */
+static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
+				  const struct softrdma_iw_rresp *rr, u32 msn)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	u32 hlen = SOFTRDMA_TAGGED_LEN, off = 0;
+	struct softrdma_mr *mr = NULL;
+	u8 *u = iw->txbuf + 2;
+	int err;
+
+	if (rr->atomic) {
+		struct softrdma_ddp_untagged *h = (void *)u;
+		struct softrdma_rdmap_aresp *a = (void *)(h + 1);
+
+		softrdma_ddp_untagged_fill(h, RDMAP_ATOMIC_RESP, true,
+					   SOFTRDMA_QN_ARESP, msn, 0, 0);
+		a->req_id = htonl(rr->req_id);
+		a->orig = cpu_to_be64(rr->orig);
+		if (softrdma_iw_xmit(iw, sock, SOFTRDMA_UNTAGGED_LEN + sizeof(*a)))
+			return -EPIPE;
+		return 0;
+	}
+	if (rr->len) {
+		/* Checked on arrival; held now for the copy. */
+		mr = softrdma_rkey_get(qp, rr->src_stag, rr->src_to, rr->len,
+				       IB_ACCESS_REMOTE_READ, &err);
+		if (!mr)
+			return err;
+	}
+	do {
+		bool last;
+		u32 n = softrdma_ddp_seg(rr->len, off,
+					 softrdma_iw_seg_max(iw, hlen), &last);
+
+		softrdma_ddp_tagged_fill((void *)u, RDMAP_READ_RESP, last,
+					 rr->sink_stag, rr->sink_to + off);
+		/*
+		 * By reference too, with no wait for the ack: the requester
+		 * completes (and may let the buffer change) only once all of
+		 * it has arrived, and TCP drops a retransmission of what did.
+		 */
+		err = softrdma_iw_xmit_mr(iw, sock, mr, rr->src_to + off, hlen,
+					  n, !last, rr->len >= SOFTRDMA_IW_ZC_MIN);
+		if (err < 0) {
+			err = -EPIPE;
+			break;
+		}
+		err = 0;
+		off += n;
+	} while (off < rr->len);
+	if (mr)
+		softrdma_mr_put(mr);
+	return err;
+}
+
+/* Send a Terminate, with the header of the ULPDU at fault if known. */
+static int softrdma_iw_send_term(struct softrdma_qp *qp, struct socket *sock,
+				 u8 layer_type, u8 code, const u8 *hdr,
+				 u32 ulen, u32 msn)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_ddp_untagged *h = (void *)(iw->txbuf + 2);
+	struct softrdma_term_cause tc = {
+		.layer = layer_type >> 4,
+		.etype = layer_type & 15,
+		.code = code,
+	};
+
+	softrdma_ddp_untagged_fill(h, RDMAP_TERMINATE, true, SOFTRDMA_QN_TERM,
+				   msn, 0, 0);
+	return softrdma_iw_xmit(iw, sock, SOFTRDMA_UNTAGGED_LEN +
+				softrdma_term_fill((u8 *)(h + 1), &tc, hdr,
+						   ulen));
+}
+
+/*
+ * The RTR of RFC 6581 (peer to peer mode), sent by the initiator before
+ * anything else: a zero-length RDMA Write (STag 0) or RDMA Read Request.
+ */
+int softrdma_iw_send_rtr(struct softrdma_qp *qp, struct socket *sock, u16 rtr)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	u8 *u = iw->txbuf + 2;
+
+	if (rtr & SOFTRDMA_MPA_V2_WRITE0) {
+		softrdma_ddp_tagged_fill((void *)u, RDMAP_WRITE, true, 0, 0);
+		return softrdma_iw_xmit(iw, sock, SOFTRDMA_TAGGED_LEN);
+	}
+	return -EOPNOTSUPP;
+}
+
+/*
+ * May a poster's doorbell send @len more bytes in its own context? Only
+ * while the socket takes them without waiting, and only so much: the rest
+ * is the work item's.
+ */
+static bool softrdma_iw_direct_ok(struct socket *sock, u64 len)
+{
+	int room = sk_stream_wspace(sock->sk);
+
+	/* The FPDUs' headers, pads, CRCs and markers: well under 1/8. */
+	return len <= SOFTRDMA_IW_DIRECT_MAX && room > 0 &&
+	       len + len / 8 + 512 <= room;
+}
+
+/*
+ * The sender (iw->tx_mutex held): Terminate, Read Responses, then the SQ.
+ * @direct: in a poster's doorbell, which hands large or blocked output to
+ * the work item.
+ */
+static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+
+	for (;;) {
+		struct softrdma_iw_rresp rr;
+		struct softrdma_swqe *s;
+		struct socket *sock;
+		u32 idx, prod, status, msn = 0;
+		bool read, zc = false;
+		int err;
+
+		spin_lock_bh(&qp->lock);
+		sock = iw->sock;
+		if (!sock) {
+			spin_unlock_bh(&qp->lock);
+			return;
+		}
+		if (iw->term_due) {
+			u8 lt = iw->term_layer_type, code = iw->term_code;
+			bool hdr = iw->term_has_hdr;
+
+			iw->term_due = false;
+			msn = iw->tx_msn[SOFTRDMA_QN_TERM]++;
+			spin_unlock_bh(&qp->lock);
+			/* term_hdr stays: no second Terminate is due. */
+			softrdma_iw_send_term(qp, sock, lt, code,
+					      hdr ? iw->term_hdr : NULL,
+					      iw->term_ulen, msn);
+			softrdma_iw_qp_conn_lost(qp, true);
+			return;
+		}
+		if (iw->irq_head != iw->irq_tail) {
+			rr = iw->irq[iw->irq_head % iw->irq_size];
+			if (direct && !softrdma_iw_direct_ok(sock, rr.len))
+				goto hand_over;
+			iw->irq_head++;
+			if (rr.atomic)
+				msn = iw->tx_msn[SOFTRDMA_QN_ARESP]++;
+			spin_unlock_bh(&qp->lock);
+			err = softrdma_iw_send_rresp(qp, sock, &rr, msn);
+			if (err == -EPIPE) {
+				softrdma_iw_qp_conn_lost(qp, false);
+				return;
+			}
+			if (err) {
+				/* The MR went away since the request came. */
+				spin_lock_bh(&qp->lock);
+				softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
+							 TERM_RDMAP_PROTECTION,
+							 TERM_RDMAP_INVALID_STAG);
+				spin_unlock_bh(&qp->lock);
+			}
+			continue;
+		}
+		if (READ_ONCE(qp->state) != IB_QPS_RTS) {
+			spin_unlock_bh(&qp->lock);
+			return;
+		}
+		idx = qp->req.send_idx;
+		/* Acquire pairs with the provider's release of its WQEs. */
+		prod = smp_load_acquire(&qp->sq.hdr->producer);
+		if (softrdma_ring_used(prod, qp->req.comp_idx,
+				       qp->sq.num_slots) < 0) {
+			softrdma_iw_qp_fail(qp);
+			spin_unlock_bh(&qp->lock);
+			softrdma_iw_qp_conn_lost(qp, false);
+			return;
+		}
+		if (idx == prod || !softrdma_iw_qp_may_send(qp, idx)) {
+			spin_unlock_bh(&qp->lock);
+			return;
+		}
+		status = softrdma_iw_qp_take(qp, idx);
+		s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+		/* A Read Request is small whatever it asks for. */
+		if (direct && status == IB_WC_SUCCESS &&
+		    !softrdma_iw_direct_ok(sock, s->wqe.opcode ==
+					   IB_WR_RDMA_READ ? 0 : s->len))
+			goto hand_over;
+		qp->req.send_idx++;
+		if (status != IB_WC_SUCCESS) {
+			softrdma_sq_complete(qp, idx, status);
+			qp->req.comp_idx = idx + 1;
+			softrdma_iw_qp_fail(qp);
+			spin_unlock_bh(&qp->lock);
+			softrdma_iw_qp_conn_lost(qp, false);
+			return;
+		}
+		if (softrdma_wr_is_local(s->wqe.opcode)) {
+			status = softrdma_local_op(qp, s);
+			if (status != IB_WC_SUCCESS) {
+				softrdma_sq_complete(qp, idx, status);
+				qp->req.comp_idx = idx + 1;
+				softrdma_iw_qp_fail(qp);
+				spin_unlock_bh(&qp->lock);
+				softrdma_iw_qp_conn_lost(qp, false);
+				return;
+			}
+			s->done = true;
+			softrdma_iw_qp_advance(qp);
+			spin_unlock_bh(&qp->lock);
+			continue;
+		}
+		read = softrdma_wr_is_rd_atomic(s->wqe.opcode);
+		if (read) {
+			iw->orq[iw->orq_tail % iw->orq_size] = idx;
+			iw->orq_tail++;
+			msn = s->wqe.opcode == IB_WR_RDMA_READ ?
+			      iw->tx_msn[SOFTRDMA_QN_READ]++ :
+			      iw->tx_msn[SOFTRDMA_QN_AREQ]++;
+		} else if (s->wqe.opcode == IB_WR_SEND_WITH_IMM) {
+			/* Immediate Data, then the Send: two messages. */
+			msn = iw->tx_msn[SOFTRDMA_QN_SEND];
+			iw->tx_msn[SOFTRDMA_QN_SEND] += 2;
+		} else if (s->wqe.opcode != IB_WR_RDMA_WRITE) {
+			/* A Send, or a Write's Immediate Data message. */
+			msn = iw->tx_msn[SOFTRDMA_QN_SEND]++;
+		}
+		spin_unlock_bh(&qp->lock);
+
+		err = softrdma_iw_send_wqe(qp, sock, idx, msn, &zc);
+
+		spin_lock_bh(&qp->lock);
+		if (READ_ONCE(qp->state) != IB_QPS_RTS || iw->sock != sock ||
+		    (s32)(idx - qp->req.comp_idx) < 0) {
+			/* Flushed meanwhile. */
+			spin_unlock_bh(&qp->lock);
+			continue;
+		}
+		if (err == -EPIPE) {
+			spin_unlock_bh(&qp->lock);
+			softrdma_iw_qp_conn_lost(qp, false);
+			return;
+		}
+		if (err) {
+			softrdma_sq_complete(qp, idx, IB_WC_LOC_PROT_ERR);
+			qp->req.comp_idx = idx + 1;
+			softrdma_iw_qp_fail(qp);
+			spin_unlock_bh(&qp->lock);
+			softrdma_iw_qp_conn_lost(qp, false);
+			return;
+		}
+		if (!read && zc) {
+			/* We are the socket's only writer. */
+			s->ack_seq = READ_ONCE(tcp_sk(sock->sk)->write_seq);
+			s->ack_wait = true;
+			iw->zc_unacked++;
+		} else if (!read) {
+			s->done = true;
+			softrdma_iw_qp_advance(qp);
+		}
+		spin_unlock_bh(&qp->lock);
+		if (zc)
+			softrdma_iw_write_space(qp, sock->sk);
+		cond_resched();
+	}
+
+hand_over:
+	queue_work(softrdma_iw_wq, &iw->tx_work);
+	spin_unlock_bh(&qp->lock);
+}
+
+void softrdma_iw_tx_work(struct work_struct *work)
+{
+	struct softrdma_iw_qp *iw = container_of(work, struct softrdma_iw_qp,
+						 tx_work);
+
+	mutex_lock(&iw->tx_mutex);
+	softrdma_iw_tx(iw->qp, false);
+	mutex_unlock(&iw->tx_mutex);
+}
+
+/*
+ * Complete the WQEs sent by reference whose last byte TCP has seen acked
+ * (process context, or the socket callback when an ACK came). While some
+ * wait, SOCK_NOSPACE stays set: TCP calls sk_write_space for every ACK
+ * then (tcp_check_space()).
+ */
+void softrdma_iw_write_space(struct softrdma_qp *qp, struct sock *sk)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	struct socket *sock = READ_ONCE(sk->sk_socket);
+
+	for (;;) {
+		u32 una = READ_ONCE(tcp_sk(sk)->snd_una), i;
+		bool wait;
+
+		spin_lock_bh(&qp->lock);
+		for (i = qp->req.comp_idx;
+		     iw->zc_unacked && i != qp->req.send_idx; i++) {
+			struct softrdma_swqe *s =
+				&qp->swqe[i & (qp->sq.num_slots - 1)];
+
+			if (!s->ack_wait)
+				continue;
+			if (after(s->ack_seq, una))
+				break;
+			s->ack_wait = false;
+			s->done = true;
+			iw->zc_unacked--;
+		}
+		softrdma_iw_qp_advance(qp);
+		wait = iw->zc_unacked;
+		spin_unlock_bh(&qp->lock);
+		if (!wait || !sock)
+			return;
+		set_bit(SOCK_NOSPACE, &sock->flags);
+		/* Pairs with tcp_check_space(): it sees the bit, or we its ACK. */
+		smp_mb__after_atomic();
+		if (READ_ONCE(tcp_sk(sk)->snd_una) == una)
+			return;
+	}
+}
+
+/* Are there WQEs the sender has not taken? */
+bool softrdma_iw_req_pending(struct softrdma_qp *qp)
+{
+	if (!qp->iw->sock)
+		return false;
+	/* Acquire pairs with the provider's release of its WQEs. */
+	return smp_load_acquire(&qp->sq.hdr->producer) != qp->req.send_idx;
+}
+
+/* The doorbell: the sender runs in its work item. Caller holds qp->lock. */
+void softrdma_iw_req_run(struct softrdma_qp *qp)
+{
+	if (qp->iw->sock)
+		queue_work(softrdma_iw_wq, &qp->iw->tx_work);
+}
+
+/* Send what a softirq left to a doorbell (softrdma_iw_tx_soon()). */
+static void softrdma_iw_run_left(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+
+	if (mutex_trylock(&iw->tx_mutex)) {
+		softrdma_iw_tx(qp, true);
+		mutex_unlock(&iw->tx_mutex);
+	} else {
+		queue_work(softrdma_iw_wq, &iw->tx_work);
+	}
+	softrdma_qp_put(qp);
+}
+
+/*
+ * A process's doorbell (process context, no lock held): a connected QP's
+ * WQEs go out in the poster's context, as far as the socket takes them at
+ * once. Waking a worker instead costs a scheduler round trip, a whole tick
+ * when the poster spins on the CPU the worker wakes on.
+ */
+int softrdma_iw_req_kick(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = qp->iw;
+	bool direct;
+
+	spin_lock_bh(&qp->lock);
+	direct = qp->state == IB_QPS_RTS && iw->sock;
+	spin_unlock_bh(&qp->lock);
+	if (!direct)
+		return softrdma_qp_kick(qp);
+	if (mutex_trylock(&iw->tx_mutex)) {
+		struct softrdma_iw_kicker *k;
+		struct softrdma_qp *left = NULL;
+		bool owner;
+
+		/* Softirqs run on this CPU in our context: stay on it. */
+		migrate_disable();
+		local_bh_disable();
+		k = this_cpu_ptr(&softrdma_iw_kicker);
+		owner = !k->task;
+		if (owner)
+			k->task = current;
+		local_bh_enable();
+		softrdma_iw_tx(qp, true);
+		mutex_unlock(&iw->tx_mutex);
+		if (owner) {
+			local_bh_disable();
+			k->task = NULL;
+			left = k->qp;
+			k->qp = NULL;
+			local_bh_enable();
+		}
+		migrate_enable();
+		if (left)
+			softrdma_iw_run_left(left);
+		return 0;
+	}
+	/* The sender is busy; it may be past its last look at the ring. */
+	spin_lock_bh(&qp->lock);
+	softrdma_iw_req_run(qp);
+	spin_unlock_bh(&qp->lock);
+	return 0;
+}
