@@ -412,6 +412,12 @@ void softrdma_cep_wait_all(void);
 int softrdma_cep_init(void);
 void softrdma_cep_exit(void);
 
+/* sock.c */
+void softrdma_sock_setup(struct socket *sock);
+void softrdma_sock_close(struct socket *sock, bool graceful);
+int softrdma_sock_init(void);
+void softrdma_sock_exit(void);
+
 /* qp.c */
 int softrdma_iw_qp_init(struct softrdma_qp *qp);
 void softrdma_iw_qp_cleanup(struct softrdma_qp *qp);
