@@ -315,108 +315,6 @@ static void softrdma_cep_do_close(struct softrdma_cep *cep, bool abort)
 	softrdma_cep_put(cep);
 }
 
-/*
- * Read the MPA request or reply frame without blocking (cep->mutex held).
- * Return: 1 when whole, 0 when more must come, or -errno.
- */
-static int softrdma_cep_read_mpa(struct softrdma_cep *cep)
-{
-	struct softrdma_mpa_rr *rr = (void *)cep->mpa;
-
-	for (;;) {
-		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
-		u32 need = sizeof(*rr);
-		struct kvec iov;
-		int n;
-
-		if (cep->mpa_have >= sizeof(*rr)) {
-			if (ntohs(rr->pd_len) > SOFTRDMA_MPA_MAX_PD)
-				return -EPROTO;
-			need += ntohs(rr->pd_len);
-		}
-		if (cep->mpa_have == need)
-			return 1;
-		iov.iov_base = cep->mpa + cep->mpa_have;
-		iov.iov_len = need - cep->mpa_have;
-		n = kernel_recvmsg(cep->sock, &msg, &iov, 1, iov.iov_len,
-				   MSG_DONTWAIT);
-		if (n == -EAGAIN)
-			return 0;
-		if (n <= 0)
-			return n ? n : -ECONNRESET;
-		cep->mpa_have += n;
-	}
-}
-
-/* Send an MPA request or reply (process context, cep->mutex held). */
-static int softrdma_cep_send_mpa(struct softrdma_cep *cep, bool reply,
-				 bool reject, const void *pdata, u8 pdlen)
-{
-	size_t v2len = cep->enhanced ? sizeof(struct softrdma_mpa_v2) : 0;
-	struct softrdma_mpa_rr *rr;
-	size_t len = sizeof(*rr) + v2len + pdlen;
-	int ret;
-
-	rr = kzalloc(len, GFP_KERNEL);
-	if (!rr)
-		return -ENOMEM;
-	memcpy(rr->key, reply ? SOFTRDMA_MPA_KEY_REP : SOFTRDMA_MPA_KEY_REQ,
-	       SOFTRDMA_MPA_KEY_LEN);
-	rr->flags = (cep->rx_markers ? SOFTRDMA_MPA_FLAG_M : 0) |
-		    (cep->crc ? SOFTRDMA_MPA_FLAG_C : 0) |
-		    (reject ? SOFTRDMA_MPA_FLAG_R : 0) |
-		    (cep->enhanced ? SOFTRDMA_MPA_FLAG_E : 0);
-	if (cep->ext && !reject)
-		rr->flags |= reply ? SOFTRDMA_MPA_FLAG_EXT_ACCEPT :
-			     SOFTRDMA_MPA_FLAG_EXT_OFFER;
-	rr->rev = cep->mpa_rev;
-	rr->pd_len = htons(v2len + pdlen);
-	if (cep->enhanced) {
-		struct softrdma_mpa_v2 *v2 = (void *)(rr + 1);
-		u16 ird = min_t(u16, cep->ird, SOFTRDMA_MPA_V2_MASK);
-		u16 ord = min_t(u16, cep->ord, SOFTRDMA_MPA_V2_MASK);
-
-		if (cep->p2p) {
-			ird |= SOFTRDMA_MPA_V2_P2P;
-			/* We offer, and can answer, a zero-length Write. */
-			ord |= reply ? cep->rtr : SOFTRDMA_MPA_V2_WRITE0;
-		}
-		v2->ird = htons(ird);
-		v2->ord = htons(ord);
-	}
-	if (pdlen)
-		memcpy((u8 *)(rr + 1) + v2len, pdata, pdlen);
-	ret = softrdma_iw_sendbuf(cep->sock, rr, len);
-	kfree(rr);
-	return ret;
-}
-
-/* The revision 2 data at the start of the private data, if any. */
-static void softrdma_cep_parse_v2(struct softrdma_cep *cep, u8 **pd,
-				  u16 *pdlen, u16 *peer_ird, u16 *peer_ord,
-				  u16 *ctl_ird, u16 *ctl_ord)
-{
-	struct softrdma_mpa_rr *rr = (void *)cep->mpa;
-	struct softrdma_mpa_v2 v2;
-
-	*pd = cep->mpa + sizeof(*rr);
-	*pdlen = ntohs(rr->pd_len);
-	*peer_ird = SOFTRDMA_MAX_RD_ATOMIC;
-	*peer_ord = SOFTRDMA_MAX_RD_ATOMIC;
-	*ctl_ird = 0;
-	*ctl_ord = 0;
-	if (rr->rev < 2 || !(rr->flags & SOFTRDMA_MPA_FLAG_E) ||
-	    *pdlen < sizeof(v2))
-		return;
-	memcpy(&v2, *pd, sizeof(v2));
-	*pd += sizeof(v2);
-	*pdlen -= sizeof(v2);
-	*peer_ird = ntohs(v2.ird) & SOFTRDMA_MPA_V2_MASK;
-	*peer_ord = ntohs(v2.ord) & SOFTRDMA_MPA_V2_MASK;
-	*ctl_ird = ntohs(v2.ird) & ~SOFTRDMA_MPA_V2_MASK;
-	*ctl_ord = ntohs(v2.ord) & ~SOFTRDMA_MPA_V2_MASK;
-}
-
 /* Passive side: the MPA request is in; offer it to the listener's iw_cm. */
 static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 {
@@ -439,8 +337,8 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 	cep->rx_markers = softrdma_iw_mpa_markers;
 	cep->ext = (rr->flags & SOFTRDMA_MPA_FLAG_EXT_OFFER) &&
 		   softrdma_iw_rdmap_ext;
-	softrdma_cep_parse_v2(cep, &pd, &pdlen, &peer_ird, &peer_ord,
-			      &ctl_ird, &ctl_ord);
+	softrdma_mpa_rr_parse_v2(cep, &pd, &pdlen, &peer_ird, &peer_ord,
+				 &ctl_ird, &ctl_ord);
 	if (cep->enhanced && pdlen > SOFTRDMA_MPA_MAX_PD - 4)
 		return -EPROTO;
 	/* What the peer reads from us we answer (IRD), and vice versa. */
@@ -457,7 +355,7 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 	}
 	if (cep->p2p && !cep->rtr) {
 		/* A Send RTR: refused, the peer learns it. */
-		softrdma_cep_send_mpa(cep, true, true, NULL, 0);
+		softrdma_mpa_rr_send(cep, true, true, NULL, 0);
 		return -EOPNOTSUPP;
 	}
 
@@ -509,8 +407,8 @@ static void softrdma_cep_proc_rep(struct softrdma_cep *cep)
 	}
 	if (cep->enhanced && (rr->rev < 2 || !(rr->flags & SOFTRDMA_MPA_FLAG_E)))
 		cep->enhanced = false;	/* the peer answered in revision 1 */
-	softrdma_cep_parse_v2(cep, &pd, &pdlen, &peer_ird, &peer_ord,
-			      &ctl_ird, &ctl_ord);
+	softrdma_mpa_rr_parse_v2(cep, &pd, &pdlen, &peer_ird, &peer_ord,
+				 &ctl_ird, &ctl_ord);
 	if (rr->flags & SOFTRDMA_MPA_FLAG_R) {
 		softrdma_cep_event(cep, IW_CM_EVENT_CONNECT_REPLY,
 				   -ECONNREFUSED, pd, pdlen);
@@ -596,14 +494,14 @@ static void softrdma_cep_work(struct work_struct *work)
 		softrdma_cep_accept_all(cep);
 		break;
 	case CEP_AWAIT_REQ:
-		ret = softrdma_cep_read_mpa(cep);
+		ret = softrdma_mpa_rr_read(cep);
 		if (ret > 0)
 			ret = softrdma_cep_proc_req(cep);
 		if (ret < 0)
 			softrdma_cep_do_close(cep, true);
 		break;
 	case CEP_AWAIT_REP:
-		ret = softrdma_cep_read_mpa(cep);
+		ret = softrdma_mpa_rr_read(cep);
 		if (ret > 0) {
 			softrdma_cep_proc_rep(cep);
 		} else if (ret < 0) {
@@ -729,8 +627,8 @@ int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	id->add_ref(id);
 	cep->cm_id = id;
 	id->provider_data = cep;
-	ret = softrdma_cep_send_mpa(cep, false, false, param->private_data,
-				    param->private_data_len);
+	ret = softrdma_mpa_rr_send(cep, false, false, param->private_data,
+				   param->private_data_len);
 	if (ret) {
 		/* No event owed: iw_cm learns it from our return. */
 		id->provider_data = NULL;
@@ -786,12 +684,12 @@ int softrdma_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	qp = NULL;
 	ret = softrdma_iw_qp_start(cep->qp, cep);
 	if (ret) {
-		softrdma_cep_send_mpa(cep, true, true, NULL, 0);
+		softrdma_mpa_rr_send(cep, true, true, NULL, 0);
 		goto close;
 	}
 	softrdma_cep_set_rx_qp(cep, cep->qp);
-	ret = softrdma_cep_send_mpa(cep, true, false, param->private_data,
-				    param->private_data_len);
+	ret = softrdma_mpa_rr_send(cep, true, false, param->private_data,
+				   param->private_data_len);
 	if (ret)
 		goto close;
 	if (cep->p2p) {
@@ -834,7 +732,7 @@ int softrdma_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pdata_len)
 	if (cep->state == CEP_AWAIT_ACCEPT) {
 		if (pdata_len > SOFTRDMA_MPA_MAX_PD - 4)
 			pdata_len = 0;
-		ret = softrdma_cep_send_mpa(cep, true, true, pdata, pdata_len);
+		ret = softrdma_mpa_rr_send(cep, true, true, pdata, pdata_len);
 		softrdma_cep_do_close(cep, false);
 	} else {
 		ret = -ECONNRESET;

@@ -463,6 +463,12 @@ u32 softrdma_mpa_fpdu_len(const u8 *hdr, u32 soff, bool markers, u32 *ulen);
 int softrdma_fpdu_check(u8 *fpdu, u32 wire_len, u32 soff, bool crc,
 			bool markers);
 u32 softrdma_mpa_mulpdu(u32 mss, bool markers);
+int softrdma_mpa_rr_read(struct softrdma_cep *cep);
+int softrdma_mpa_rr_send(struct softrdma_cep *cep, bool reply, bool reject,
+			 const void *pdata, u8 pdlen);
+void softrdma_mpa_rr_parse_v2(struct softrdma_cep *cep, u8 **pd, u16 *pdlen,
+			      u16 *peer_ird, u16 *peer_ord, u16 *ctl_ird,
+			      u16 *ctl_ord);
 
 /* ddp.c */
 u32 softrdma_ddp_seg(u32 len, u32 off, u32 max, bool *last);

@@ -13,7 +13,10 @@
  * it (its CRC covers it). The ULPDU length and the pad ignore markers; they
  * keep the stream 4-aligned, so a marker never splits a field.
  *
- * The helpers below are pure (a stream offset in, bytes out) for KUnit.
+ * The framing helpers are pure (a stream offset in, bytes out) for KUnit.
+ * At the end: the socket sends, and the MPA request and reply frames (RFC
+ * 5044 7.1, RFC 6581 5) read, written and parsed for a connection endpoint;
+ * what is offered and agreed is decided in cm.c.
  */
 #include <kunit/visibility.h>
 #include <linux/crc32.h>
@@ -274,4 +277,106 @@ int softrdma_iw_sendmore(struct socket *sock, const void *buf, size_t len,
 int softrdma_iw_sendbuf(struct socket *sock, const void *buf, size_t len)
 {
 	return softrdma_iw_sendmore(sock, buf, len, false);
+}
+
+/*
+ * Read the MPA request or reply frame without blocking (cep->mutex held).
+ * Return: 1 when whole, 0 when more must come, or -errno.
+ */
+int softrdma_mpa_rr_read(struct softrdma_cep *cep)
+{
+	struct softrdma_mpa_rr *rr = (void *)cep->mpa;
+
+	for (;;) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		u32 need = sizeof(*rr);
+		struct kvec iov;
+		int n;
+
+		if (cep->mpa_have >= sizeof(*rr)) {
+			if (ntohs(rr->pd_len) > SOFTRDMA_MPA_MAX_PD)
+				return -EPROTO;
+			need += ntohs(rr->pd_len);
+		}
+		if (cep->mpa_have == need)
+			return 1;
+		iov.iov_base = cep->mpa + cep->mpa_have;
+		iov.iov_len = need - cep->mpa_have;
+		n = kernel_recvmsg(cep->sock, &msg, &iov, 1, iov.iov_len,
+				   MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			return 0;
+		if (n <= 0)
+			return n ? n : -ECONNRESET;
+		cep->mpa_have += n;
+	}
+}
+
+/* Send an MPA request or reply (process context, cep->mutex held). */
+int softrdma_mpa_rr_send(struct softrdma_cep *cep, bool reply,
+			 bool reject, const void *pdata, u8 pdlen)
+{
+	size_t v2len = cep->enhanced ? sizeof(struct softrdma_mpa_v2) : 0;
+	struct softrdma_mpa_rr *rr;
+	size_t len = sizeof(*rr) + v2len + pdlen;
+	int ret;
+
+	rr = kzalloc(len, GFP_KERNEL);
+	if (!rr)
+		return -ENOMEM;
+	memcpy(rr->key, reply ? SOFTRDMA_MPA_KEY_REP : SOFTRDMA_MPA_KEY_REQ,
+	       SOFTRDMA_MPA_KEY_LEN);
+	rr->flags = (cep->rx_markers ? SOFTRDMA_MPA_FLAG_M : 0) |
+		    (cep->crc ? SOFTRDMA_MPA_FLAG_C : 0) |
+		    (reject ? SOFTRDMA_MPA_FLAG_R : 0) |
+		    (cep->enhanced ? SOFTRDMA_MPA_FLAG_E : 0);
+	if (cep->ext && !reject)
+		rr->flags |= reply ? SOFTRDMA_MPA_FLAG_EXT_ACCEPT :
+			     SOFTRDMA_MPA_FLAG_EXT_OFFER;
+	rr->rev = cep->mpa_rev;
+	rr->pd_len = htons(v2len + pdlen);
+	if (cep->enhanced) {
+		struct softrdma_mpa_v2 *v2 = (void *)(rr + 1);
+		u16 ird = min_t(u16, cep->ird, SOFTRDMA_MPA_V2_MASK);
+		u16 ord = min_t(u16, cep->ord, SOFTRDMA_MPA_V2_MASK);
+
+		if (cep->p2p) {
+			ird |= SOFTRDMA_MPA_V2_P2P;
+			/* We offer, and can answer, a zero-length Write. */
+			ord |= reply ? cep->rtr : SOFTRDMA_MPA_V2_WRITE0;
+		}
+		v2->ird = htons(ird);
+		v2->ord = htons(ord);
+	}
+	if (pdlen)
+		memcpy((u8 *)(rr + 1) + v2len, pdata, pdlen);
+	ret = softrdma_iw_sendbuf(cep->sock, rr, len);
+	kfree(rr);
+	return ret;
+}
+
+/* The revision 2 data at the start of the private data, if any. */
+void softrdma_mpa_rr_parse_v2(struct softrdma_cep *cep, u8 **pd,
+			      u16 *pdlen, u16 *peer_ird, u16 *peer_ord,
+			      u16 *ctl_ird, u16 *ctl_ord)
+{
+	struct softrdma_mpa_rr *rr = (void *)cep->mpa;
+	struct softrdma_mpa_v2 v2;
+
+	*pd = cep->mpa + sizeof(*rr);
+	*pdlen = ntohs(rr->pd_len);
+	*peer_ird = SOFTRDMA_MAX_RD_ATOMIC;
+	*peer_ord = SOFTRDMA_MAX_RD_ATOMIC;
+	*ctl_ird = 0;
+	*ctl_ord = 0;
+	if (rr->rev < 2 || !(rr->flags & SOFTRDMA_MPA_FLAG_E) ||
+	    *pdlen < sizeof(v2))
+		return;
+	memcpy(&v2, *pd, sizeof(v2));
+	*pd += sizeof(v2);
+	*pdlen -= sizeof(v2);
+	*peer_ird = ntohs(v2.ird) & SOFTRDMA_MPA_V2_MASK;
+	*peer_ord = ntohs(v2.ord) & SOFTRDMA_MPA_V2_MASK;
+	*ctl_ird = ntohs(v2.ird) & ~SOFTRDMA_MPA_V2_MASK;
+	*ctl_ord = ntohs(v2.ord) & ~SOFTRDMA_MPA_V2_MASK;
 }
