@@ -83,7 +83,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				   (u32)sizeof(struct softrdma_sge));
 
 	qp->sdev = sdev;
-	qp->tops = sdev->tops;
+	qp->transport = sdev->transport;
 	qp->state = IB_QPS_RESET;
 	qp->sq_max_sge = cap->max_send_sge;
 	qp->rq_max_sge = cap->max_recv_sge;
@@ -110,7 +110,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				 softrdma_rq_slot_size(qp->rq_max_sge));
 	if (ret)
 		goto err_sq;
-	ret = qp->tops->qp_init(qp);
+	ret = qp->transport->qp_init(qp);
 	if (ret)
 		goto err_rq;
 	/* Nobody polls the new SQ: the provider kicks. */
@@ -148,7 +148,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_qpn:
 	xa_erase(&sdev->qps, qpn);
 err_rq:
-	qp->tops->qp_cleanup(qp);
+	qp->transport->qp_cleanup(qp);
 	softrdma_ring_free(&qp->rq);
 err_sq:
 	softrdma_ring_free(&qp->sq);
@@ -164,13 +164,13 @@ int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&qp->sdev->qps, ibqp->qp_num);
 	softrdma_poll_del(qp);
 	cancel_work_sync(&qp->kick_work);
-	if (qp->tops->qp_teardown)
-		qp->tops->qp_teardown(qp);
+	if (qp->transport->qp_teardown)
+		qp->transport->qp_teardown(qp);
 	/* Packets found the QP under RCU; then they hold a reference. */
 	synchronize_rcu();
 	softrdma_qp_put(qp);
 	wait_for_completion(&qp->released);
-	qp->tops->qp_cleanup(qp);
+	qp->transport->qp_cleanup(qp);
 	softrdma_ring_free(&qp->rq);
 	softrdma_ring_free(&qp->sq);
 	mutex_destroy(&qp->state_lock);
@@ -418,7 +418,7 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (cur != qp->state)
 		goto out;
 	/* iWARP has no address vector: the connection manager's attributes. */
-	if (!qp->tops->modify_qp &&
+	if (!qp->transport->modify_qp &&
 	    !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
 		goto out;
 	ret = softrdma_check_qp_attr(qp, attr, mask);
@@ -430,8 +430,8 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 	/* The transport's own states; 1: it did all there was to do. */
-	if (qp->tops->modify_qp) {
-		ret = qp->tops->modify_qp(qp, attr, mask, cur, next);
+	if (qp->transport->modify_qp) {
+		ret = qp->transport->modify_qp(qp, attr, mask, cur, next);
 		if (ret) {
 			ret = ret > 0 ? 0 : ret;
 			goto out;
@@ -470,11 +470,12 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (next != IB_QPS_RTS)
 		softrdma_qp_need_wakeup(qp);
 	if (next == IB_QPS_SQD)
-		qp->tops->sqd_check(qp);
+		qp->transport->sqd_check(qp);
 	else if (next == IB_QPS_RTS && cur == IB_QPS_SQD)
-		qp->tops->req_run(qp);	/* what was posted while drained */
-	if ((next == IB_QPS_RESET || next == IB_QPS_ERR) && qp->tops->qp_stop)
-		qp->tops->qp_stop(qp);
+		qp->transport->req_run(qp);	/* what was posted while drained */
+	if ((next == IB_QPS_RESET || next == IB_QPS_ERR) &&
+	    qp->transport->qp_stop)
+		qp->transport->qp_stop(qp);
 	if (next == IB_QPS_RESET) {
 		softrdma_qp_reset_rings(qp);
 		softrdma_ring_clear_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
@@ -547,7 +548,7 @@ void softrdma_qp_doorbell(struct softrdma_qp *qp)
 		softrdma_qp_flush(qp);
 		break;
 	case IB_QPS_RTS:
-		qp->tops->req_run(qp);
+		qp->transport->req_run(qp);
 		break;
 	default:
 		break;

@@ -40,8 +40,6 @@ static u32 softrdma_mtu(struct softrdma_qp *qp)
 }
 
 /* Move the QP to the error state from the data path; flush it. */
-static void softrdma_resp_stop(struct softrdma_qp *qp);
-
 static void softrdma_qp_fail(struct softrdma_qp *qp)
 {
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
@@ -372,7 +370,7 @@ sized:
 }
 
 /* Has the provider published WQEs the requester has not taken yet? */
-static bool softrdma_req_pending(struct softrdma_qp *qp)
+bool softrdma_req_pending(struct softrdma_qp *qp)
 {
 	/* Acquire pairs with the provider's release of its WQEs. */
 	return smp_load_acquire(&qp->sq.hdr->producer) != qp->req.send_idx &&
@@ -403,7 +401,7 @@ static bool softrdma_req_doorbell(struct softrdma_qp *qp)
  * The requester: send the WQEs the provider has published. Runs on a kick,
  * from the poller, and after every acknowledgment. Caller holds qp->lock.
  */
-static void softrdma_req_run(struct softrdma_qp *qp)
+void softrdma_req_run(struct softrdma_qp *qp)
 {
 	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
 	bool sent = false;
@@ -494,7 +492,7 @@ window_full:
  * flight is acknowledged, the consumer asked for it, the SQ_DRAINED event.
  * Caller holds qp->lock.
  */
-static void softrdma_sqd_check(struct softrdma_qp *qp)
+void softrdma_sqd_check(struct softrdma_qp *qp)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
@@ -1182,7 +1180,7 @@ void softrdma_roce_rcv(struct sk_buff *skb)
 
 	rcu_read_lock();
 	ndev = softrdma_roce_rx_netdev(skb);
-	sdev = ndev ? softrdma_roce_dev_by_netdev(ndev) : NULL;
+	sdev = ndev ? softrdma_dev_by_netdev(ndev, &softrdma_roce_transport) : NULL;
 	if (sdev) {
 		qp = xa_load(&sdev->qps, qpn);
 		if (qp && !refcount_inc_not_zero(&qp->refs))
@@ -1282,7 +1280,7 @@ out:
  * The READ answer being sent stops (its MR is let go), waiting requests
  * are dropped, and no ACK is due any more.
  */
-static void softrdma_resp_stop(struct softrdma_qp *qp)
+void softrdma_resp_stop(struct softrdma_qp *qp)
 {
 	qp->resp.rd_active = false;
 	if (qp->resp.rd_mr)
@@ -1292,9 +1290,7 @@ static void softrdma_resp_stop(struct softrdma_qp *qp)
 	qp->resp.ack_pending = false;
 }
 
-static void softrdma_rc_qp_cleanup(struct softrdma_qp *qp);
-
-static int softrdma_rc_qp_init(struct softrdma_qp *qp)
+int softrdma_rc_qp_init(struct softrdma_qp *qp)
 {
 	size_t n = qp->sq.num_slots;
 
@@ -1311,7 +1307,7 @@ static int softrdma_rc_qp_init(struct softrdma_qp *qp)
 	return 0;
 }
 
-static void softrdma_rc_qp_cleanup(struct softrdma_qp *qp)
+void softrdma_rc_qp_cleanup(struct softrdma_qp *qp)
 {
 	del_timer_sync(&qp->req.timer);
 	tasklet_kill(&qp->resp.tasklet);
@@ -1329,12 +1325,3 @@ void softrdma_qp_put(struct softrdma_qp *qp)
 	if (refcount_dec_and_test(&qp->refs))
 		complete(&qp->released);
 }
-
-const struct softrdma_transport_ops softrdma_roce_tops = {
-	.qp_init = softrdma_rc_qp_init,
-	.qp_cleanup = softrdma_rc_qp_cleanup,
-	.req_run = softrdma_req_run,
-	.req_pending = softrdma_req_pending,
-	.sqd_check = softrdma_sqd_check,
-	.qp_stop = softrdma_resp_stop,
-};

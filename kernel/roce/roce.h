@@ -12,6 +12,13 @@
 
 #include "softrdma.h"
 
+/*
+ * Largest bytes of headers a RoCEv2 packet carries around its payload:
+ * IPv6 (40) + UDP (8) + BTH (12) + the largest extended header, AtomicETH
+ * (28), + ICRC (4).
+ */
+#define SOFTRDMA_ROCE_OVERHEAD	(40 + 8 + 12 + 28 + 4)
+
 #define SOFTRDMA_ROCE_PORT	4791
 #define SOFTRDMA_BTH_LEN	12
 #define SOFTRDMA_RETH_LEN	16
@@ -175,5 +182,32 @@ static inline s32 softrdma_psn_diff(u32 a, u32 b)
 {
 	return ((s32)((a - b) << 8)) >> 8;
 }
+
+/* net.c */
+int softrdma_roce_init(void);
+void softrdma_roce_exit(void);
+int softrdma_roce_dev_init(struct softrdma_dev *sdev);
+void softrdma_roce_dev_exit(struct softrdma_dev *sdev);
+struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
+					unsigned int len);
+int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb);
+bool softrdma_roce_icrc_ok(struct sk_buff *skb);
+struct net_device *softrdma_roce_rx_netdev(struct sk_buff *skb);
+struct iphdr;
+struct ipv6hdr;
+struct udphdr;
+u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
+		  const u8 *bth, unsigned int len);
+u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
+		   const u8 *bth, unsigned int len);
+
+/* rc.c */
+void softrdma_roce_rcv(struct sk_buff *skb);
+int softrdma_rc_qp_init(struct softrdma_qp *qp);
+void softrdma_rc_qp_cleanup(struct softrdma_qp *qp);
+void softrdma_req_run(struct softrdma_qp *qp);
+bool softrdma_req_pending(struct softrdma_qp *qp);
+void softrdma_sqd_check(struct softrdma_qp *qp);
+void softrdma_resp_stop(struct softrdma_qp *qp);
 
 #endif /* SOFTRDMA_ROCE_H */
