@@ -403,6 +403,7 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init);
 int softrdma_qp_kick(struct softrdma_qp *qp);
+void softrdma_qp_put(struct softrdma_qp *qp);
 void softrdma_qp_flush(struct softrdma_qp *qp);
 static inline bool softrdma_wr_is_atomic(u32 wr_opcode)
 {
@@ -526,8 +527,5 @@ int softrdma_ring_map(struct softrdma_ring *ring, struct ib_ucontext *uctx,
 		      u64 *offset);
 int softrdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void softrdma_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
-
-/* roce/rc.c, for now */
-void softrdma_qp_put(struct softrdma_qp *qp);
 
 #endif /* SOFTRDMA_H */

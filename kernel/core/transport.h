@@ -60,12 +60,24 @@ struct softrdma_transport {
 	 * in progress; qp->lock held (may be NULL).
 	 */
 	void (*qp_stop)(struct softrdma_qp *qp);
+	/* After qp_stop, with qp->lock released (may sleep; may be NULL). */
+	void (*qp_stop_sync)(struct softrdma_qp *qp);
 	/*
 	 * A transport with its own state machine (iWARP) takes modify_qp
 	 * over after the common checks; NULL for the IBTA one.
 	 */
 	int (*modify_qp)(struct softrdma_qp *qp, struct ib_qp_attr *attr,
 			 int mask, enum ib_qp_state cur, enum ib_qp_state next);
+	/*
+	 * modify_qp, the IBTA states: take the attributes that can fail
+	 * before anything changes (may be NULL), then, with qp->lock held
+	 * and the common attributes applied, move the transport state along
+	 * before the QP enters @next (may be NULL).
+	 */
+	int (*modify_attrs)(struct softrdma_qp *qp, struct ib_qp_attr *attr,
+			    int mask);
+	void (*modify_locked)(struct softrdma_qp *qp, int mask,
+			      enum ib_qp_state cur, enum ib_qp_state next);
 };
 
 /* The descriptors, defined in kernel/roce/roce.c and kernel/iwarp/iwarp.c. */

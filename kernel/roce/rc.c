@@ -1319,9 +1319,3 @@ void softrdma_rc_qp_cleanup(struct softrdma_qp *qp)
 	qp->ssge = NULL;
 	qp->sinline = NULL;
 }
-
-void softrdma_qp_put(struct softrdma_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->refs))
-		complete(&qp->released);
-}

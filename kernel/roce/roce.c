@@ -5,6 +5,8 @@
  * netdev's IPv4 and IPv6 addresses (RoCE GID management) and kept in step
  * as addresses come and go; the device only declares RoCEv2 encapsulation.
  */
+#include <linux/hash.h>
+#include <net/ipv6.h>
 #include <rdma/ib_mad.h>
 
 #include "softrdma.h"
@@ -34,6 +36,81 @@ static void softrdma_roce_query_device(struct softrdma_dev *sdev,
 	attr->atomic_cap = IB_ATOMIC_HCA;
 }
 
+/* Source and destination of a QP's packets, from its address vector. */
+static int softrdma_qp_set_route(struct softrdma_qp *qp,
+				 const struct rdma_ah_attr *ah)
+{
+	const struct ib_gid_attr *sgid = ah->grh.sgid_attr;
+	const union ib_gid *dgid = &ah->grh.dgid;
+	bool s4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
+	bool d4 = ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw);
+
+	if (sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	/* Both IPv4 (v4-mapped GIDs) or both IPv6. */
+	if (s4 != d4)
+		return -EINVAL;
+	qp->net.ipv6 = !s4;
+	if (s4) {
+		memcpy(&qp->net.saddr4, &sgid->gid.raw[12], 4);
+		memcpy(&qp->net.daddr4, &dgid->raw[12], 4);
+	} else {
+		memcpy(&qp->net.saddr6, sgid->gid.raw, sizeof(qp->net.saddr6));
+		memcpy(&qp->net.daddr6, dgid->raw, sizeof(qp->net.daddr6));
+	}
+	return 0;
+}
+
+static int softrdma_roce_modify_attrs(struct softrdma_qp *qp,
+				      struct ib_qp_attr *attr, int mask)
+{
+	if (mask & IB_QP_AV)
+		return softrdma_qp_set_route(qp, &attr->ah_attr);
+	return 0;
+}
+
+/*
+ * The QP's RoCE state as modify_qp moves it on, qp->lock held and
+ * qp->attrs up to date: the UDP source port for its destination QP, the
+ * responder's PSN and replay state on RTR, the requester's on RTS.
+ */
+static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
+					enum ib_qp_state cur,
+					enum ib_qp_state next)
+{
+	if (mask & IB_QP_DEST_QPN) {
+		/* Per-QP UDP source port: entropy for ECMP, from 0xc000. */
+		u32 h = qp->ibqp.qp_num ^ (qp->attrs.dest_qp_num << 8);
+
+		qp->net.sport = 0xc000 | hash_32(h, 14);
+	}
+	if (next == IB_QPS_RTR && cur == IB_QPS_INIT) {
+		qp->resp.epsn = qp->attrs.rq_psn;
+		qp->resp.msn = 0;
+		qp->resp.in_recv = false;
+		qp->resp.in_write = false;
+		qp->resp.nak_sent = false;
+		memset(qp->resp.atomics, 0, sizeof(qp->resp.atomics));
+		qp->resp.atomic_next = 0;
+	}
+	if (next == IB_QPS_RTS && cur == IB_QPS_RTR) {
+		qp->req.psn = qp->attrs.sq_psn;
+		qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+		qp->req.comp_idx = qp->req.send_idx;
+		qp->req.retries = 0;
+		qp->req.rnr_retries = 0;
+		qp->req.read_off = 0;
+		qp->req.rd_atomic = 0;
+		qp->req.rnr_wait = false;
+	}
+}
+
+/* Out of RTS: the retransmission and RNR timer stops too. */
+static void softrdma_roce_qp_stop_sync(struct softrdma_qp *qp)
+{
+	del_timer_sync(&qp->req.timer);
+}
+
 const struct softrdma_transport softrdma_roce_transport = {
 	.name = "softroce",
 	.abi_id = SOFTRDMA_TRANSPORT_ROCE,
@@ -56,4 +133,7 @@ const struct softrdma_transport softrdma_roce_transport = {
 	.req_pending = softrdma_req_pending,
 	.sqd_check = softrdma_sqd_check,
 	.qp_stop = softrdma_resp_stop,
+	.qp_stop_sync = softrdma_roce_qp_stop_sync,
+	.modify_attrs = softrdma_roce_modify_attrs,
+	.modify_locked = softrdma_roce_modify_locked,
 };
