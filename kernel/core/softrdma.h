@@ -212,7 +212,7 @@ struct softrdma_qp {
 		u32 wlen;
 		u32 woff;
 		/*
-		 * Paced output (rc.c): a long READ answer goes out a batch
+		 * Paced output (roce/resp.c): a long READ answer goes out a batch
 		 * per tasklet run, requests that arrive meanwhile wait in
 		 * backlog, and ACKs asked for in one receive batch leave
 		 * as one.

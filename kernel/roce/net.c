@@ -76,7 +76,7 @@ static int softrdma_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	softrdma_roce_rcv(skb);
+	softrdma_rx_dispatch(skb);
 	return 0;
 }
 

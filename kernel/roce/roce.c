@@ -111,6 +111,53 @@ static void softrdma_roce_qp_stop_sync(struct softrdma_qp *qp)
 	del_timer_sync(&qp->req.timer);
 }
 
+/* Move the QP to the error state from the data path; flush it. */
+void softrdma_roce_qp_fail(struct softrdma_qp *qp)
+{
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	softrdma_qp_need_wakeup(qp);
+	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
+	softrdma_qp_flush(qp);
+	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+	qp->req.comp_idx = qp->req.send_idx;
+	qp->req.rd_atomic = 0;
+	qp->req.rnr_wait = false;
+	qp->resp.in_recv = false;
+	softrdma_resp_stop(qp);
+}
+
+static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp);
+
+static int softrdma_roce_qp_init(struct softrdma_qp *qp)
+{
+	size_t n = qp->sq.num_slots;
+
+	tasklet_setup(&qp->resp.tasklet, softrdma_resp_tasklet);
+	skb_queue_head_init(&qp->resp.backlog);
+	timer_setup(&qp->req.timer, softrdma_req_timeout, 0);
+	qp->swqe = kvcalloc(n, sizeof(*qp->swqe), GFP_KERNEL);
+	qp->ssge = kvcalloc(n * qp->sq_max_sge, sizeof(*qp->ssge), GFP_KERNEL);
+	qp->sinline = kvzalloc(n * qp->max_inline, GFP_KERNEL);
+	if (!qp->swqe || !qp->ssge || !qp->sinline) {
+		softrdma_roce_qp_cleanup(qp);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
+{
+	del_timer_sync(&qp->req.timer);
+	tasklet_kill(&qp->resp.tasklet);
+	softrdma_resp_stop(qp);
+	kvfree(qp->swqe);
+	kvfree(qp->ssge);
+	kvfree(qp->sinline);
+	qp->swqe = NULL;
+	qp->ssge = NULL;
+	qp->sinline = NULL;
+}
+
 const struct softrdma_transport softrdma_roce_transport = {
 	.name = "softroce",
 	.abi_id = SOFTRDMA_TRANSPORT_ROCE,
@@ -127,11 +174,11 @@ const struct softrdma_transport softrdma_roce_transport = {
 	.dev_exit = softrdma_roce_dev_exit,
 	.query_device = softrdma_roce_query_device,
 
-	.qp_init = softrdma_rc_qp_init,
-	.qp_cleanup = softrdma_rc_qp_cleanup,
+	.qp_init = softrdma_roce_qp_init,
+	.qp_cleanup = softrdma_roce_qp_cleanup,
 	.req_run = softrdma_req_run,
 	.req_pending = softrdma_req_pending,
-	.sqd_check = softrdma_sqd_check,
+	.sqd_check = softrdma_req_sqd_check,
 	.qp_stop = softrdma_resp_stop,
 	.qp_stop_sync = softrdma_roce_qp_stop_sync,
 	.modify_attrs = softrdma_roce_modify_attrs,

@@ -20,6 +20,8 @@
 #define SOFTRDMA_ROCE_OVERHEAD	(40 + 8 + 12 + 28 + 4)
 
 #define SOFTRDMA_ROCE_PORT	4791
+/* Requests that wait behind a READ answer being sent, at most (resp.c). */
+#define SOFTRDMA_RESP_BACKLOG	4096
 #define SOFTRDMA_BTH_LEN	12
 #define SOFTRDMA_RETH_LEN	16
 #define SOFTRDMA_AETH_LEN	4
@@ -172,6 +174,12 @@ static inline u32 softrdma_aeth_msn(const struct softrdma_aeth *aeth)
 	return ntohl(aeth->smsn) & SOFTRDMA_PSN_MASK;
 }
 
+/* The QP's path MTU in bytes. */
+static inline u32 softrdma_mtu(struct softrdma_qp *qp)
+{
+	return ib_mtu_enum_to_int(qp->attrs.path_mtu);
+}
+
 static inline u32 softrdma_psn_add(u32 psn, u32 n)
 {
 	return (psn + n) & 0xffffff;
@@ -201,13 +209,29 @@ u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
 		   const u8 *bth, unsigned int len);
 
-/* rc.c */
-void softrdma_roce_rcv(struct sk_buff *skb);
-int softrdma_rc_qp_init(struct softrdma_qp *qp);
-void softrdma_rc_qp_cleanup(struct softrdma_qp *qp);
+/* roce.c: the QP's RoCE state as a whole */
+void softrdma_roce_qp_fail(struct softrdma_qp *qp);
+
+/* recv.c: receive dispatch */
+void softrdma_rx_dispatch(struct sk_buff *skb);
+
+/* req.c: the requester */
 void softrdma_req_run(struct softrdma_qp *qp);
 bool softrdma_req_pending(struct softrdma_qp *qp);
-void softrdma_sqd_check(struct softrdma_qp *qp);
+void softrdma_req_sqd_check(struct softrdma_qp *qp);
+u32 softrdma_req_una(struct softrdma_qp *qp);
+void softrdma_req_arm_timer(struct softrdma_qp *qp);
+void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn);
+void softrdma_req_timeout(struct timer_list *t);
+
+/* comp.c: the completer */
+void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
+		       u8 *p, u32 paylen);
+
+/* resp.c: the responder */
+void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
+		       bool ackreq, u8 *p, u32 len);
+void softrdma_resp_tasklet(struct tasklet_struct *t);
 void softrdma_resp_stop(struct softrdma_qp *qp);
 
 #endif /* SOFTRDMA_ROCE_H */
