@@ -31,7 +31,7 @@
 /* Name of the sysfs attribute every softrdma ib_device carries. */
 #define SOFTRDMA_SYSFS_ABI_ATTR "softrdma_abi_version"
 
-enum softrdma_transport {
+enum softrdma_transport_id {
 	SOFTRDMA_TRANSPORT_ROCE = 1,
 	SOFTRDMA_TRANSPORT_IWARP = 2,
 };
@@ -99,7 +99,7 @@ struct softrdma_cqe {
 /* Response of the ucontext allocation (driver data after the uverbs one). */
 struct softrdma_alloc_ucontext_resp {
 	__u32 abi_version;
-	__u32 transport;	/* enum softrdma_transport */
+	__u32 transport;	/* enum softrdma_transport_id */
 	__u32 ring_hdr_size;
 	__u32 cqe_size;
 };

@@ -32,8 +32,7 @@ static ssize_t transport_show(struct device *device,
 	struct softrdma_dev *sdev =
 		rdma_device_to_drv_device(device, struct softrdma_dev, ibdev);
 
-	return sysfs_emit(buf, "%s\n",
-			  softrdma_transport_names[sdev->transport]);
+	return sysfs_emit(buf, "%s\n", sdev->transport->name);
 }
 static DEVICE_ATTR_RO(transport);
 
@@ -59,7 +58,7 @@ static int softrdma_query_device(struct ib_device *ibdev,
 
 	memset(attr, 0, sizeof(*attr));
 	attr->vendor_id = SOFTRDMA_VENDOR_ID;
-	attr->vendor_part_id = sdev->transport;
+	attr->vendor_part_id = sdev->transport->abi_id;
 	attr->hw_ver = 1;
 	attr->fw_ver = SOFTRDMA_FW_VERSION;
 	attr->sys_image_guid = ibdev->node_guid;
@@ -86,17 +85,15 @@ static int softrdma_query_device(struct ib_device *ibdev,
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	/*
 	 * Atomics are atomic against the CPUs too (softrdma_mr_atomic()), but
-	 * IB_ATOMIC_GLOB is not promised. softiwarp carries them (RFC 7306)
-	 * only to a peer that agrees in MPA (iwarp/cm.c): elsewhere an atomic
-	 * WR completes with IB_WC_LOC_QP_OP_ERR.
+	 * IB_ATOMIC_GLOB is not promised; the transport says whether it
+	 * carries them.
 	 */
-	if (sdev->transport == SOFTRDMA_TRANSPORT_ROCE ||
-	    READ_ONCE(softrdma_iw_rdmap_ext))
-		attr->atomic_cap = IB_ATOMIC_HCA;
 	/* Memory windows: mw.c. */
 	attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 				  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_mw = SOFTRDMA_MAX_MW;
+	if (sdev->transport->query_device)
+		sdev->transport->query_device(sdev, attr);
 	return 0;
 }
 
@@ -113,18 +110,13 @@ static int softrdma_query_port(struct ib_device *ibdev, u32 port,
 				IB_PORT_PHYS_STATE_DISABLED;
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = softrdma_active_mtu(READ_ONCE(ndev->mtu),
-					       sdev->transport);
+					       sdev->transport->overhead);
 	attr->max_msg_sz = 1U << 31;
 	attr->pkey_tbl_len = 1;
 	attr->qkey_viol_cntr = 0;
-	if (sdev->transport == SOFTRDMA_TRANSPORT_ROCE) {
-		attr->gid_tbl_len = SOFTRDMA_GID_TABLE_LEN;
-		attr->port_cap_flags = IB_PORT_CM_SUP;
-		attr->ip_gids = true;
-	} else {
-		attr->gid_tbl_len = 1;
-		attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
-	}
+	attr->gid_tbl_len = sdev->transport->gid_tbl_len;
+	attr->port_cap_flags = sdev->transport->port_cap_flags;
+	attr->ip_gids = sdev->transport->ip_gids;
 	/* The netdev may be on its way out: report it slow, not an error. */
 	if (ib_get_eth_speed(ibdev, port, &attr->active_speed,
 			     &attr->active_width)) {
@@ -166,8 +158,7 @@ static void softrdma_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mws);
 	WARN_ON(!xa_empty(&sdev->qps));
 	xa_destroy(&sdev->qps);
-	if (sdev->roce_net)
-		softrdma_roce_sock_put(sdev->roce_net);
+	sdev->transport->dev_exit(sdev);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 	/* Last: module unload waits for it, then takes the sockets away. */
 	softrdma_devlist_del(sdev);
@@ -243,12 +234,12 @@ static const struct ib_device_ops softrdma_dev_ops = {
  * softrdma_register - create and register a device on @ndev
  * @name: the ib_device name the user chose
  * @ndev: an Ethernet netdev
- * @transport: RoCEv2 or iWARP
+ * @transport: the transport's descriptor (main.c's table)
  *
  * Return: 0, or a negative errno with nothing left behind.
  */
 int softrdma_register(const char *name, struct net_device *ndev,
-		      enum softrdma_transport transport)
+		      const struct softrdma_transport *transport)
 {
 	struct softrdma_dev *sdev;
 	struct ib_device *ibdev;
@@ -279,16 +270,8 @@ int softrdma_register(const char *name, struct net_device *ndev,
 
 	ib_set_device_ops(ibdev, &softrdma_dev_ops);
 	ib_set_device_ops(ibdev, &softrdma_common_ops);
-	if (transport == SOFTRDMA_TRANSPORT_ROCE) {
-		ibdev->node_type = RDMA_NODE_IB_CA;
-		sdev->tops = &softrdma_roce_tops;
-		ib_set_device_ops(ibdev, &softrdma_roce_ops);
-	} else {
-		ibdev->node_type = RDMA_NODE_RNIC;
-		sdev->tops = &softrdma_iwarp_tops;
-		memcpy(ibdev->iw_ifname, ndev->name, sizeof(ibdev->iw_ifname));
-		ib_set_device_ops(ibdev, &softrdma_iwarp_ops);
-	}
+	ibdev->node_type = transport->node_type;
+	ib_set_device_ops(ibdev, transport->ops);
 
 	ret = ib_device_set_netdev(ibdev, ndev, 1);
 	if (ret)
@@ -298,12 +281,9 @@ int softrdma_register(const char *name, struct net_device *ndev,
 	if (ret)
 		goto err;
 
-	if (transport == SOFTRDMA_TRANSPORT_ROCE) {
-		ret = softrdma_roce_sock_get(dev_net(ndev));
-		if (ret)
-			goto err;
-		sdev->roce_net = dev_net(ndev);
-	}
+	ret = transport->dev_init(sdev);
+	if (ret)
+		goto err;
 
 	ret = ib_register_device(ibdev, name, NULL);
 	if (ret) {
@@ -312,7 +292,7 @@ int softrdma_register(const char *name, struct net_device *ndev,
 		goto err;
 	}
 	dev_info(&ibdev->dev, "%s device on %s\n",
-		 softrdma_transport_names[transport], netdev_name(ndev));
+		 transport->name, netdev_name(ndev));
 	return 0;
 
 err:

@@ -4,7 +4,7 @@
  * memory, map_mr_sg() gives it a page list, an IB_WR_REG_MR work request
  * makes a key of it valid (with the key's new 8-bit part, access flags, iova
  * and length) and IB_WR_LOCAL_INV or a SEND_WITH_INV from the peer makes it
- * invalid again. Work requests run in send queue order (rc.c).
+ * invalid again. Work requests run in send queue order (both requesters).
  *
  * softrdma has no DMA device, so the page addresses ib_sg_to_pages() hands
  * over are kernel virtual addresses.

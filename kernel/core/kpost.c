@@ -180,8 +180,8 @@ int softrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	/* A process's doorbell: the WQEs are in the ring already. */
 	if (!wr)
-		return qp->tops->req_kick ? qp->tops->req_kick(qp) :
-					    softrdma_qp_kick(qp);
+		return qp->transport->req_kick ?
+		       qp->transport->req_kick(qp) : softrdma_qp_kick(qp);
 	if (qp->user) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;

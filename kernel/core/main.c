@@ -23,13 +23,16 @@ static DEFINE_MUTEX(softrdma_devices_lock);
 static DECLARE_WAIT_QUEUE_HEAD(softrdma_devices_gone);
 static atomic_t softrdma_num_devices = ATOMIC_INIT(0);
 
-const char *const softrdma_transport_names[] = {
-	[SOFTRDMA_TRANSPORT_ROCE] = "softroce",
-	[SOFTRDMA_TRANSPORT_IWARP] = "softiwarp",
+/* Every transport the module carries: the core reaches them only here. */
+static const struct softrdma_transport *const softrdma_transports[] = {
+	&softrdma_roce_transport,
+	&softrdma_iwarp_transport,
 };
 
 /*
- * softrdma_devlist_add - claim @ndev for a new device of @transport
+ * softrdma_devlist_add - claim sdev->netdev for @sdev
+ * @sdev: a new device, its netdev and transport set
+ * @name: the ib_device name it is to have
  *
  * Fails with -EEXIST if a device of that transport already sits on @ndev or
  * a device named @name exists (ours or any other driver's). The name is
@@ -57,7 +60,7 @@ int softrdma_devlist_add(struct softrdma_dev *sdev, const char *name)
 		    d->transport == sdev->transport && !d->unregistering) {
 			pr_warn("softrdma: %s already carries %s device %s\n",
 				netdev_name(sdev->netdev),
-				softrdma_transport_names[sdev->transport],
+				sdev->transport->name,
 				dev_name(&d->ibdev.dev));
 			ret = -EEXIST;
 			goto out;
@@ -87,49 +90,50 @@ void softrdma_devlist_del(struct softrdma_dev *sdev)
 		wake_up_all(&softrdma_devices_gone);
 }
 
-/* The softroce device on @ndev, under rcu_read_lock(). */
-struct softrdma_dev *softrdma_roce_dev_by_netdev(struct net_device *ndev)
+/* The device of @transport on @ndev, under rcu_read_lock(). */
+struct softrdma_dev *
+softrdma_dev_by_netdev(struct net_device *ndev,
+		       const struct softrdma_transport *transport)
 {
 	struct softrdma_dev *d;
 
 	list_for_each_entry_rcu(d, &softrdma_devices, list)
-		if (d->netdev == ndev &&
-		    d->transport == SOFTRDMA_TRANSPORT_ROCE)
+		if (d->netdev == ndev && d->transport == transport)
 			return d;
 	return NULL;
 }
 
 static int softrdma_newlink(const char *name, struct net_device *ndev,
-			    enum softrdma_transport transport)
+			    unsigned int t)
 {
+	const struct softrdma_transport *transport = softrdma_transports[t];
+
 	if (ndev->type != ARPHRD_ETHER) {
 		pr_warn("softrdma: %s carries no Ethernet frames (type %u); a %s device needs an Ethernet netdev\n",
-			netdev_name(ndev), ndev->type,
-			softrdma_transport_names[transport]);
+			netdev_name(ndev), ndev->type, transport->name);
 		return -EINVAL;
 	}
 	return softrdma_register(name, ndev, transport);
 }
 
-static int softrdma_newlink_roce(const char *name, struct net_device *ndev)
+/* rdma_link_ops.newlink has no context: one entry per table slot. */
+static int softrdma_newlink0(const char *name, struct net_device *ndev)
 {
-	return softrdma_newlink(name, ndev, SOFTRDMA_TRANSPORT_ROCE);
+	return softrdma_newlink(name, ndev, 0);
 }
 
-static int softrdma_newlink_iwarp(const char *name, struct net_device *ndev)
+static int softrdma_newlink1(const char *name, struct net_device *ndev)
 {
-	return softrdma_newlink(name, ndev, SOFTRDMA_TRANSPORT_IWARP);
+	return softrdma_newlink(name, ndev, 1);
 }
 
-static struct rdma_link_ops softrdma_link_roce = {
-	.type = "softroce",
-	.newlink = softrdma_newlink_roce,
+/* The link types (.type) are the transports' names, set at init. */
+static struct rdma_link_ops softrdma_links[] = {
+	{ .newlink = softrdma_newlink0 },
+	{ .newlink = softrdma_newlink1 },
 };
 
-static struct rdma_link_ops softrdma_link_iwarp = {
-	.type = "softiwarp",
-	.newlink = softrdma_newlink_iwarp,
-};
+static_assert(ARRAY_SIZE(softrdma_links) == ARRAY_SIZE(softrdma_transports));
 
 /* Queue the unregistration of every device on @ndev, or of all if NULL. */
 static void softrdma_unregister_on(struct net_device *ndev)
@@ -188,49 +192,55 @@ static struct notifier_block softrdma_netdev_nb = {
 	.notifier_call = softrdma_netdev_event,
 };
 
+static void softrdma_transports_exit(unsigned int n)
+{
+	while (n--)
+		softrdma_transports[n]->exit();
+}
+
 static int __init softrdma_init(void)
 {
+	unsigned int i;
 	int ret;
 
 	ret = softrdma_poll_init();
 	if (ret)
 		return ret;
-	ret = softrdma_roce_init();
-	if (ret)
-		goto err_poll;
-	ret = softrdma_iwarp_init();
-	if (ret)
-		goto err_roce;
+	for (i = 0; i < ARRAY_SIZE(softrdma_transports); i++) {
+		ret = softrdma_transports[i]->init();
+		if (ret)
+			goto err_transports;
+	}
 	ret = register_netdevice_notifier(&softrdma_netdev_nb);
 	if (ret) {
 		pr_err("softrdma: cannot register netdev notifier: %d\n", ret);
-		goto err_iwarp;
+		goto err_transports;
 	}
-	rdma_link_register(&softrdma_link_roce);
-	rdma_link_register(&softrdma_link_iwarp);
+	for (i = 0; i < ARRAY_SIZE(softrdma_links); i++) {
+		softrdma_links[i].type = softrdma_transports[i]->name;
+		rdma_link_register(&softrdma_links[i]);
+	}
 	return 0;
 
-err_iwarp:
-	softrdma_iwarp_exit();
-err_roce:
-	softrdma_roce_exit();
-err_poll:
+err_transports:
+	softrdma_transports_exit(i);
 	softrdma_poll_exit();
 	return ret;
 }
 
 static void __exit softrdma_exit(void)
 {
-	rdma_link_unregister(&softrdma_link_iwarp);
-	rdma_link_unregister(&softrdma_link_roce);
+	unsigned int i = ARRAY_SIZE(softrdma_links);
+
+	while (i--)
+		rdma_link_unregister(&softrdma_links[i]);
 	unregister_netdevice_notifier(&softrdma_netdev_nb);
 
 	/* No new devices can appear now; take down the rest and wait. */
 	softrdma_unregister_on(NULL);
 	wait_event(softrdma_devices_gone,
 		   !atomic_read(&softrdma_num_devices));
-	softrdma_iwarp_exit();
-	softrdma_roce_exit();
+	softrdma_transports_exit(ARRAY_SIZE(softrdma_transports));
 	softrdma_poll_exit();
 }
 

@@ -4,7 +4,7 @@
  * parameter poll_us, off by default).
  *
  * Without it, the requester looks at the producer index whenever an
- * acknowledgment arrives (rc.c, softrdma_req_doorbell()): the provider
+ * acknowledgment arrives (the RoCE requester does): the provider
  * kicks only an SQ with nothing in flight. With it, a QP whose provider rang
  * the doorbell (a kick system call) also joins the poller's list and its SQ
  * ring's NEED_WAKEUP flag is cleared: while it is on the list, the provider
@@ -80,14 +80,14 @@ static bool softrdma_poll_qp(struct softrdma_qp *qp, ktime_t now, s64 idle_ns)
 	if (READ_ONCE(qp->state) != IB_QPS_RTS) {
 		softrdma_qp_need_wakeup(qp);
 		keep = false;
-	} else if (qp->tops->req_pending(qp)) {
-		qp->tops->req_run(qp);
+	} else if (qp->transport->req_pending(qp)) {
+		qp->transport->req_run(qp);
 		WRITE_ONCE(qp->poll_last, now);
 	} else if (ktime_to_ns(ktime_sub(now, READ_ONCE(qp->poll_last))) >
 		   idle_ns) {
 		softrdma_qp_need_wakeup(qp);
 		/* Published before the provider saw the flag? Keep going. */
-		if (qp->tops->req_pending(qp))
+		if (qp->transport->req_pending(qp))
 			softrdma_ring_clear_flag(&qp->sq,
 						 SOFTRDMA_RING_NEED_WAKEUP);
 		else

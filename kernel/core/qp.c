@@ -8,10 +8,8 @@
  * its fields. A kernel consumer's QP has the same rings, unmapped, which
  * the post verbs fill (kpost.c).
  */
-#include <linux/hash.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
-#include <net/ipv6.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "softrdma.h"
@@ -83,7 +81,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				   (u32)sizeof(struct softrdma_sge));
 
 	qp->sdev = sdev;
-	qp->tops = sdev->tops;
+	qp->transport = sdev->transport;
 	qp->state = IB_QPS_RESET;
 	qp->sq_max_sge = cap->max_send_sge;
 	qp->rq_max_sge = cap->max_recv_sge;
@@ -110,7 +108,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				 softrdma_rq_slot_size(qp->rq_max_sge));
 	if (ret)
 		goto err_sq;
-	ret = qp->tops->qp_init(qp);
+	ret = qp->transport->qp_init(qp);
 	if (ret)
 		goto err_rq;
 	/* Nobody polls the new SQ: the provider kicks. */
@@ -148,13 +146,20 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_qpn:
 	xa_erase(&sdev->qps, qpn);
 err_rq:
-	qp->tops->qp_cleanup(qp);
+	qp->transport->qp_cleanup(qp);
 	softrdma_ring_free(&qp->rq);
 err_sq:
 	softrdma_ring_free(&qp->sq);
 err_count:
 	atomic_dec(&sdev->num_qps);
 	return ret;
+}
+
+/* Drop a reference taken on @qp; the last one lets destroy go on. */
+void softrdma_qp_put(struct softrdma_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refs))
+		complete(&qp->released);
 }
 
 int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
@@ -164,13 +169,13 @@ int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&qp->sdev->qps, ibqp->qp_num);
 	softrdma_poll_del(qp);
 	cancel_work_sync(&qp->kick_work);
-	if (qp->tops->qp_teardown)
-		qp->tops->qp_teardown(qp);
+	if (qp->transport->qp_teardown)
+		qp->transport->qp_teardown(qp);
 	/* Packets found the QP under RCU; then they hold a reference. */
 	synchronize_rcu();
 	softrdma_qp_put(qp);
 	wait_for_completion(&qp->released);
-	qp->tops->qp_cleanup(qp);
+	qp->transport->qp_cleanup(qp);
 	softrdma_ring_free(&qp->rq);
 	softrdma_ring_free(&qp->sq);
 	mutex_destroy(&qp->state_lock);
@@ -350,12 +355,8 @@ static void softrdma_apply_qp_attr(struct softrdma_qp *qp,
 		a->max_rd_atomic = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	if (mask & IB_QP_DEST_QPN) {
+	if (mask & IB_QP_DEST_QPN)
 		a->dest_qp_num = attr->dest_qp_num;
-		/* Per-QP UDP source port: entropy for ECMP, from 0xc000. */
-		qp->net.sport = 0xc000 |
-			(hash_32(qp->ibqp.qp_num ^ (a->dest_qp_num << 8), 14));
-	}
 	if (mask & IB_QP_SQ_PSN)
 		a->sq_psn = attr->sq_psn & SOFTRDMA_PSN_MASK;
 	if (mask & IB_QP_RQ_PSN)
@@ -376,31 +377,6 @@ static void softrdma_apply_qp_attr(struct softrdma_qp *qp,
 	}
 }
 
-/* Source and destination of a QP's packets, from its address vector. */
-static int softrdma_qp_set_route(struct softrdma_qp *qp,
-				 const struct rdma_ah_attr *ah)
-{
-	const struct ib_gid_attr *sgid = ah->grh.sgid_attr;
-	const union ib_gid *dgid = &ah->grh.dgid;
-	bool s4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
-	bool d4 = ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw);
-
-	if (sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
-		return -EINVAL;
-	/* Both IPv4 (v4-mapped GIDs) or both IPv6. */
-	if (s4 != d4)
-		return -EINVAL;
-	qp->net.ipv6 = !s4;
-	if (s4) {
-		memcpy(&qp->net.saddr4, &sgid->gid.raw[12], 4);
-		memcpy(&qp->net.daddr4, &dgid->raw[12], 4);
-	} else {
-		memcpy(&qp->net.saddr6, sgid->gid.raw, sizeof(qp->net.saddr6));
-		memcpy(&qp->net.daddr6, dgid->raw, sizeof(qp->net.daddr6));
-	}
-	return 0;
-}
-
 int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		       struct ib_udata *udata)
 {
@@ -418,7 +394,7 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (cur != qp->state)
 		goto out;
 	/* iWARP has no address vector: the connection manager's attributes. */
-	if (!qp->tops->modify_qp &&
+	if (!qp->transport->modify_qp &&
 	    !ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
 		goto out;
 	ret = softrdma_check_qp_attr(qp, attr, mask);
@@ -430,39 +406,22 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 	/* The transport's own states; 1: it did all there was to do. */
-	if (qp->tops->modify_qp) {
-		ret = qp->tops->modify_qp(qp, attr, mask, cur, next);
+	if (qp->transport->modify_qp) {
+		ret = qp->transport->modify_qp(qp, attr, mask, cur, next);
 		if (ret) {
 			ret = ret > 0 ? 0 : ret;
 			goto out;
 		}
 	}
-	if (mask & IB_QP_AV) {
-		ret = softrdma_qp_set_route(qp, &attr->ah_attr);
+	if (qp->transport->modify_attrs) {
+		ret = qp->transport->modify_attrs(qp, attr, mask);
 		if (ret)
 			goto out;
 	}
 	spin_lock_bh(&qp->lock);
 	softrdma_apply_qp_attr(qp, attr, mask);
-	if (next == IB_QPS_RTR && cur == IB_QPS_INIT) {
-		qp->resp.epsn = qp->attrs.rq_psn;
-		qp->resp.msn = 0;
-		qp->resp.in_recv = false;
-		qp->resp.in_write = false;
-		qp->resp.nak_sent = false;
-		memset(qp->resp.atomics, 0, sizeof(qp->resp.atomics));
-		qp->resp.atomic_next = 0;
-	}
-	if (next == IB_QPS_RTS && cur == IB_QPS_RTR) {
-		qp->req.psn = qp->attrs.sq_psn;
-		qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
-		qp->req.comp_idx = qp->req.send_idx;
-		qp->req.retries = 0;
-		qp->req.rnr_retries = 0;
-		qp->req.read_off = 0;
-		qp->req.rd_atomic = 0;
-		qp->req.rnr_wait = false;
-	}
+	if (qp->transport->modify_locked)
+		qp->transport->modify_locked(qp, mask, cur, next);
 	if (next == IB_QPS_SQD && cur == IB_QPS_RTS)
 		qp->sqd_notify = (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
 				 attr->en_sqd_async_notify;
@@ -470,11 +429,12 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (next != IB_QPS_RTS)
 		softrdma_qp_need_wakeup(qp);
 	if (next == IB_QPS_SQD)
-		qp->tops->sqd_check(qp);
+		qp->transport->sqd_check(qp);
 	else if (next == IB_QPS_RTS && cur == IB_QPS_SQD)
-		qp->tops->req_run(qp);	/* what was posted while drained */
-	if ((next == IB_QPS_RESET || next == IB_QPS_ERR) && qp->tops->qp_stop)
-		qp->tops->qp_stop(qp);
+		qp->transport->req_run(qp);	/* what was posted while drained */
+	if ((next == IB_QPS_RESET || next == IB_QPS_ERR) &&
+	    qp->transport->qp_stop)
+		qp->transport->qp_stop(qp);
 	if (next == IB_QPS_RESET) {
 		softrdma_qp_reset_rings(qp);
 		softrdma_ring_clear_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
@@ -484,8 +444,9 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		softrdma_qp_flush(qp);
 	}
 	spin_unlock_bh(&qp->lock);
-	if (next == IB_QPS_RESET || next == IB_QPS_ERR)
-		del_timer_sync(&qp->req.timer);
+	if ((next == IB_QPS_RESET || next == IB_QPS_ERR) &&
+	    qp->transport->qp_stop_sync)
+		qp->transport->qp_stop_sync(qp);
 	ret = 0;
 out:
 	mutex_unlock(&qp->state_lock);
@@ -547,7 +508,7 @@ void softrdma_qp_doorbell(struct softrdma_qp *qp)
 		softrdma_qp_flush(qp);
 		break;
 	case IB_QPS_RTS:
-		qp->tops->req_run(qp);
+		qp->transport->req_run(qp);
 		break;
 	default:
 		break;

@@ -19,6 +19,7 @@
 #include <linux/workqueue.h>
 
 #include "softrdma-abi.h"
+#include "transport.h"
 #include "util.h"
 
 #define SOFTRDMA_VENDOR_ID	0xffffff	/* no IEEE OUI of our own */
@@ -59,51 +60,15 @@ enum softrdma_counter {
 	SOFTRDMA_NUM_COUNTERS
 };
 
-struct softrdma_qp;
-
-/*
- * What differs between RoCEv2 and iWARP under a QP: its transport state,
- * its requester and its teardown. The core calls through the device's
- * const table (one indirect call per doorbell).
- */
-struct softrdma_transport_ops {
-	int (*qp_init)(struct softrdma_qp *qp);
-	/* Before destroy waits for the QP's references (may be NULL). */
-	void (*qp_teardown)(struct softrdma_qp *qp);
-	/* After the last reference is gone. */
-	void (*qp_cleanup)(struct softrdma_qp *qp);
-	/* The requester; callers hold qp->lock. */
-	void (*req_run)(struct softrdma_qp *qp);
-	bool (*req_pending)(struct softrdma_qp *qp);
-	/*
-	 * A process rang the doorbell (no lock held, may sleep): send in its
-	 * context rather than wake a worker (may be NULL).
-	 */
-	int (*req_kick)(struct softrdma_qp *qp);
-	void (*sqd_check)(struct softrdma_qp *qp);
-	/*
-	 * The QP leaves the working states (to RESET or ERR): drop output
-	 * in progress; qp->lock held (may be NULL).
-	 */
-	void (*qp_stop)(struct softrdma_qp *qp);
-	/*
-	 * A transport with its own state machine (iWARP) takes modify_qp
-	 * over after the common checks; NULL for the IBTA one.
-	 */
-	int (*modify_qp)(struct softrdma_qp *qp, struct ib_qp_attr *attr,
-			 int mask, enum ib_qp_state cur, enum ib_qp_state next);
-};
-
 /* One softrdma device: an ib_device bound to one netdev, one port. */
 struct softrdma_dev {
 	struct ib_device ibdev;
 	struct net_device *netdev;	/* reference held while we exist */
 	netdevice_tracker netdev_tracker;
-	enum softrdma_transport transport;
-	const struct softrdma_transport_ops *tops;
+	const struct softrdma_transport *transport;
+	void *transport_priv;		/* the transport's, per device */
 	struct list_head list;		/* in softrdma_devices (RCU) */
 	bool unregistering;
-	struct net *roce_net;		/* whose UDP socket we hold */
 
 	struct xarray mrs;		/* key index -> softrdma_mr */
 	u32 next_mr_index;
@@ -201,7 +166,7 @@ struct softrdma_iw_qp;
 struct softrdma_qp {
 	struct ib_qp ibqp;
 	struct softrdma_dev *sdev;
-	const struct softrdma_transport_ops *tops;
+	const struct softrdma_transport *transport;
 	struct softrdma_iw_qp *iw;	/* iWARP transport state */
 	struct mutex state_lock;	/* modify_qp against modify_qp */
 	spinlock_t lock;		/* state and transport state */
@@ -247,7 +212,7 @@ struct softrdma_qp {
 		u32 wlen;
 		u32 woff;
 		/*
-		 * Paced output (rc.c): a long READ answer goes out a batch
+		 * Paced output (roce/resp.c): a long READ answer goes out a batch
 		 * per tasklet run, requests that arrive meanwhile wait in
 		 * backlog, and ACKs asked for in one receive batch leave
 		 * as one.
@@ -413,15 +378,15 @@ static inline struct softrdma_ucontext *to_suc(struct ib_ucontext *ibuc)
 }
 
 /* main.c */
-extern const char *const softrdma_transport_names[];
 int softrdma_devlist_add(struct softrdma_dev *sdev, const char *name);
 void softrdma_devlist_del(struct softrdma_dev *sdev);
-
-struct softrdma_dev *softrdma_roce_dev_by_netdev(struct net_device *ndev);
+struct softrdma_dev *
+softrdma_dev_by_netdev(struct net_device *ndev,
+		       const struct softrdma_transport *transport);
 
 /* device.c */
 int softrdma_register(const char *name, struct net_device *ndev,
-		      enum softrdma_transport transport);
+		      const struct softrdma_transport *transport);
 void softrdma_port_event(struct softrdma_dev *sdev, enum ib_event_type type);
 
 /* verbs.c */
@@ -438,6 +403,7 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_qp_init_attr *init);
 int softrdma_qp_kick(struct softrdma_qp *qp);
+void softrdma_qp_put(struct softrdma_qp *qp);
 void softrdma_qp_flush(struct softrdma_qp *qp);
 static inline bool softrdma_wr_is_atomic(u32 wr_opcode)
 {
@@ -561,38 +527,5 @@ int softrdma_ring_map(struct softrdma_ring *ring, struct ib_ucontext *uctx,
 		      u64 *offset);
 int softrdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void softrdma_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
-
-/* roce/roce.c */
-extern const struct ib_device_ops softrdma_roce_ops;
-
-/* roce/net.c */
-int softrdma_roce_init(void);
-void softrdma_roce_exit(void);
-int softrdma_roce_sock_get(struct net *net);
-void softrdma_roce_sock_put(struct net *net);
-struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
-					unsigned int len);
-int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb);
-bool softrdma_roce_icrc_ok(struct sk_buff *skb);
-struct net_device *softrdma_roce_rx_netdev(struct sk_buff *skb);
-struct iphdr;
-struct ipv6hdr;
-struct udphdr;
-u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
-		  const u8 *bth, unsigned int len);
-u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
-		   const u8 *bth, unsigned int len);
-
-/* roce/rc.c */
-extern const struct softrdma_transport_ops softrdma_roce_tops;
-void softrdma_roce_rcv(struct sk_buff *skb);
-void softrdma_qp_put(struct softrdma_qp *qp);
-
-/* iwarp/iwarp.c */
-extern const struct ib_device_ops softrdma_iwarp_ops;
-extern const struct softrdma_transport_ops softrdma_iwarp_tops;
-extern bool softrdma_iw_rdmap_ext;
-int softrdma_iwarp_init(void);
-void softrdma_iwarp_exit(void);
 
 #endif /* SOFTRDMA_H */

@@ -11,17 +11,14 @@
 /**
  * softrdma_active_mtu - the path MTU a port can carry over a netdev MTU
  * @netdev_mtu: the netdev's MTU in bytes
- * @transport: RoCEv2 or iWARP, whose headers take their share
+ * @overhead: bytes of the transport's headers around a packet's payload
  *
  * Return: the largest IB MTU whose payload plus headers fits, never less
  * than IB_MTU_256.
  */
 enum ib_mtu softrdma_active_mtu(unsigned int netdev_mtu,
-				enum softrdma_transport transport)
+				unsigned int overhead)
 {
-	unsigned int overhead = transport == SOFTRDMA_TRANSPORT_IWARP ?
-				SOFTRDMA_IWARP_OVERHEAD :
-				SOFTRDMA_ROCE_OVERHEAD;
 	unsigned int room = netdev_mtu > overhead ? netdev_mtu - overhead : 0;
 
 	if (room >= 4096)

@@ -11,17 +11,8 @@
 
 #include "softrdma-abi.h"
 
-/*
- * Largest bytes of headers a RoCEv2 packet carries around its payload:
- * IPv6 (40) + UDP (8) + BTH (12) + the largest extended header, AtomicETH
- * (28), + ICRC (4).
- */
-#define SOFTRDMA_ROCE_OVERHEAD	(40 + 8 + 12 + 28 + 4)
-/* iWARP over TCP/IPv6: IPv6 (40) + TCP (20) + MPA/DDP/RDMAP (2+18+4). */
-#define SOFTRDMA_IWARP_OVERHEAD	(40 + 20 + 2 + 18 + 4)
-
 enum ib_mtu softrdma_active_mtu(unsigned int netdev_mtu,
-				enum softrdma_transport transport);
+				unsigned int overhead);
 u32 softrdma_ring_slots(u32 requested, u32 max_slots);
 int softrdma_ring_used(u32 producer, u32 consumer, u32 num_slots);
 void softrdma_gid_from_mac(union ib_gid *gid, const u8 *mac);

@@ -18,7 +18,7 @@ static int softrdma_alloc_ucontext(struct ib_ucontext *ibuc,
 	struct softrdma_dev *sdev = to_sdev(ibuc->device);
 	struct softrdma_alloc_ucontext_resp resp = {
 		.abi_version = SOFTRDMA_UVERBS_ABI_VERSION,
-		.transport = sdev->transport,
+		.transport = sdev->transport->abi_id,
 		.ring_hdr_size = SOFTRDMA_RING_HDR_SIZE,
 		.cqe_size = SOFTRDMA_CQE_SIZE,
 	};

@@ -3,7 +3,8 @@
  * iWARP device specifics: one GID (the MAC address), the iw_cm entry points
  * (cm.c) and the transport's QP operations (rdmap.c), with its own state
  * machine: only the connection manager moves a QP to RTS, and leaving RTS
- * closes the connection.
+ * closes the connection. The transport descriptor the core reaches
+ * softiwarp through is at the end.
  */
 #include <linux/module.h>
 #include <rdma/iw_cm.h>
@@ -167,18 +168,7 @@ static int softrdma_iw_modify_qp(struct softrdma_qp *qp,
 	return 0;
 }
 
-const struct softrdma_transport_ops softrdma_iwarp_tops = {
-	.qp_init = softrdma_iw_qp_init,
-	.qp_teardown = softrdma_iw_qp_teardown,
-	.qp_cleanup = softrdma_iw_qp_cleanup,
-	.req_run = softrdma_iw_req_run,
-	.req_pending = softrdma_iw_req_pending,
-	.req_kick = softrdma_iw_req_kick,
-	.sqd_check = softrdma_iw_sqd_check,
-	.modify_qp = softrdma_iw_modify_qp,
-};
-
-const struct ib_device_ops softrdma_iwarp_ops = {
+static const struct ib_device_ops softrdma_iwarp_ops = {
 	.get_port_immutable = softrdma_iwarp_port_immutable,
 	.query_gid = softrdma_iwarp_query_gid,
 	.iw_add_ref = softrdma_iw_add_ref,
@@ -195,7 +185,7 @@ const struct ib_device_ops softrdma_iwarp_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
 };
 
-int softrdma_iwarp_init(void)
+static int softrdma_iwarp_init(void)
 {
 	int ret;
 
@@ -209,10 +199,60 @@ int softrdma_iwarp_init(void)
 	return ret;
 }
 
-void softrdma_iwarp_exit(void)
+static void softrdma_iwarp_exit(void)
 {
 	/* Their sockets call into this module until they are gone. */
 	softrdma_cep_wait_all();
 	softrdma_cep_exit();
 	destroy_workqueue(softrdma_iw_wq);
 }
+
+/* iw_cm finds the device by its netdev's name. */
+static int softrdma_iwarp_dev_init(struct softrdma_dev *sdev)
+{
+	memcpy(sdev->ibdev.iw_ifname, sdev->netdev->name,
+	       sizeof(sdev->ibdev.iw_ifname));
+	return 0;
+}
+
+static void softrdma_iwarp_dev_exit(struct softrdma_dev *sdev)
+{
+}
+
+/*
+ * Atomics (RFC 7306) only while the rdmap_ext parameter offers them to
+ * peers, which must agree in MPA (cm.c): elsewhere an atomic WR completes
+ * with IB_WC_LOC_QP_OP_ERR.
+ */
+static void softrdma_iwarp_query_device(struct softrdma_dev *sdev,
+					struct ib_device_attr *attr)
+{
+	if (READ_ONCE(softrdma_iw_rdmap_ext))
+		attr->atomic_cap = IB_ATOMIC_HCA;
+}
+
+const struct softrdma_transport softrdma_iwarp_transport = {
+	.name = "softiwarp",
+	.abi_id = SOFTRDMA_TRANSPORT_IWARP,
+	.node_type = RDMA_NODE_RNIC,
+	.ops = &softrdma_iwarp_ops,
+	.overhead = SOFTRDMA_IWARP_OVERHEAD,
+	.gid_tbl_len = 1,
+	.port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP,
+	.ip_gids = false,
+
+	.init = softrdma_iwarp_init,
+	.exit = softrdma_iwarp_exit,
+	.dev_init = softrdma_iwarp_dev_init,
+	.dev_exit = softrdma_iwarp_dev_exit,
+	.query_device = softrdma_iwarp_query_device,
+
+	.qp_init = softrdma_iw_qp_init,
+	.qp_teardown = softrdma_iw_qp_teardown,
+	.qp_cleanup = softrdma_iw_qp_cleanup,
+	.req_run = softrdma_iw_req_run,
+	.req_pending = softrdma_iw_req_pending,
+	.req_kick = softrdma_iw_req_kick,
+	.sqd_check = softrdma_iw_sqd_check,
+	.modify_qp = softrdma_iw_modify_qp,
+};

@@ -18,6 +18,9 @@
 
 #include "softrdma.h"
 
+/* iWARP over TCP/IPv6: IPv6 (40) + TCP (20) + MPA/DDP/RDMAP (2+18+4). */
+#define SOFTRDMA_IWARP_OVERHEAD	(40 + 20 + 2 + 18 + 4)
+
 /* MPA request and reply frames (RFC 5044 7.1, RFC 6581 5). */
 #define SOFTRDMA_MPA_KEY_REQ	"MPA ID Req Frame"
 #define SOFTRDMA_MPA_KEY_REP	"MPA ID Rep Frame"
@@ -398,6 +401,7 @@ extern bool softrdma_iw_mpa_crc;
 extern bool softrdma_iw_mpa_markers;
 extern bool softrdma_iw_p2p;
 extern u8 softrdma_iw_mpa_rev;
+extern bool softrdma_iw_rdmap_ext;
 
 /* cm.c */
 int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);

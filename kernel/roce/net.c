@@ -61,7 +61,7 @@ static void softrdma_roce_count_drop(struct sk_buff *skb,
 	rcu_read_lock();
 	ndev = softrdma_roce_rx_netdev(skb);
 	if (ndev)
-		sdev = softrdma_roce_dev_by_netdev(ndev);
+		sdev = softrdma_dev_by_netdev(ndev, &softrdma_roce_transport);
 	if (sdev)
 		softrdma_count(sdev, c);
 	rcu_read_unlock();
@@ -76,7 +76,7 @@ static int softrdma_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	softrdma_roce_rcv(skb);
+	softrdma_rx_dispatch(skb);
 	return 0;
 }
 
@@ -120,7 +120,7 @@ static struct socket *softrdma_roce_sock_create(struct net *net, int family)
  *
  * Return: 0, or -EADDRINUSE if another owner (rdma_rxe) holds the port.
  */
-int softrdma_roce_sock_get(struct net *net)
+static int softrdma_roce_sock_get(struct net *net)
 {
 	struct softrdma_net *sn = net_generic(net, softrdma_net_id);
 	struct socket *sock4, *sock6;
@@ -162,7 +162,7 @@ static void softrdma_roce_sock_release(struct softrdma_net *sn)
 		udp_tunnel_sock_release(sock6);
 }
 
-void softrdma_roce_sock_put(struct net *net)
+static void softrdma_roce_sock_put(struct net *net)
 {
 	struct softrdma_net *sn = net_generic(net, softrdma_net_id);
 
@@ -170,6 +170,29 @@ void softrdma_roce_sock_put(struct net *net)
 	if (sn->users && !--sn->users)
 		softrdma_roce_sock_release(sn);
 	mutex_unlock(&sn->lock);
+}
+
+/*
+ * A new softroce device holds the UDP sockets of its netdev's namespace,
+ * remembered as the device's transport_priv: the netdev may move on.
+ */
+int softrdma_roce_dev_init(struct softrdma_dev *sdev)
+{
+	struct net *net = dev_net(sdev->netdev);
+	int ret;
+
+	ret = softrdma_roce_sock_get(net);
+	if (ret)
+		return ret;
+	sdev->transport_priv = net;
+	return 0;
+}
+
+void softrdma_roce_dev_exit(struct softrdma_dev *sdev)
+{
+	if (sdev->transport_priv)
+		softrdma_roce_sock_put(sdev->transport_priv);
+	sdev->transport_priv = NULL;
 }
 
 static int __net_init softrdma_net_init(struct net *net)

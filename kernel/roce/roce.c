@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * RoCEv2 device specifics. GIDs are derived by the RDMA core from the
+ * RoCEv2 device specifics and the transport descriptor the core reaches
+ * softroce through. GIDs are derived by the RDMA core from the
  * netdev's IPv4 and IPv6 addresses (RoCE GID management) and kept in step
  * as addresses come and go; the device only declares RoCEv2 encapsulation.
  */
+#include <linux/hash.h>
+#include <net/ipv6.h>
 #include <rdma/ib_mad.h>
 
 #include "softrdma.h"
+#include "roce.h"
 
 static int softrdma_roce_port_immutable(struct ib_device *ibdev, u32 port,
 					struct ib_port_immutable *immutable)
@@ -18,10 +22,165 @@ static int softrdma_roce_port_immutable(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-const struct ib_device_ops softrdma_roce_ops = {
+static const struct ib_device_ops softrdma_roce_ops = {
 	.get_port_immutable = softrdma_roce_port_immutable,
 	.alloc_mw = softrdma_alloc_mw,
 	.dealloc_mw = softrdma_dealloc_mw,
 
 	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
+};
+
+static void softrdma_roce_query_device(struct softrdma_dev *sdev,
+				       struct ib_device_attr *attr)
+{
+	attr->atomic_cap = IB_ATOMIC_HCA;
+}
+
+/* Source and destination of a QP's packets, from its address vector. */
+static int softrdma_qp_set_route(struct softrdma_qp *qp,
+				 const struct rdma_ah_attr *ah)
+{
+	const struct ib_gid_attr *sgid = ah->grh.sgid_attr;
+	const union ib_gid *dgid = &ah->grh.dgid;
+	bool s4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
+	bool d4 = ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw);
+
+	if (sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	/* Both IPv4 (v4-mapped GIDs) or both IPv6. */
+	if (s4 != d4)
+		return -EINVAL;
+	qp->net.ipv6 = !s4;
+	if (s4) {
+		memcpy(&qp->net.saddr4, &sgid->gid.raw[12], 4);
+		memcpy(&qp->net.daddr4, &dgid->raw[12], 4);
+	} else {
+		memcpy(&qp->net.saddr6, sgid->gid.raw, sizeof(qp->net.saddr6));
+		memcpy(&qp->net.daddr6, dgid->raw, sizeof(qp->net.daddr6));
+	}
+	return 0;
+}
+
+static int softrdma_roce_modify_attrs(struct softrdma_qp *qp,
+				      struct ib_qp_attr *attr, int mask)
+{
+	if (mask & IB_QP_AV)
+		return softrdma_qp_set_route(qp, &attr->ah_attr);
+	return 0;
+}
+
+/*
+ * The QP's RoCE state as modify_qp moves it on, qp->lock held and
+ * qp->attrs up to date: the UDP source port for its destination QP, the
+ * responder's PSN and replay state on RTR, the requester's on RTS.
+ */
+static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
+					enum ib_qp_state cur,
+					enum ib_qp_state next)
+{
+	if (mask & IB_QP_DEST_QPN) {
+		/* Per-QP UDP source port: entropy for ECMP, from 0xc000. */
+		u32 h = qp->ibqp.qp_num ^ (qp->attrs.dest_qp_num << 8);
+
+		qp->net.sport = 0xc000 | hash_32(h, 14);
+	}
+	if (next == IB_QPS_RTR && cur == IB_QPS_INIT) {
+		qp->resp.epsn = qp->attrs.rq_psn;
+		qp->resp.msn = 0;
+		qp->resp.in_recv = false;
+		qp->resp.in_write = false;
+		qp->resp.nak_sent = false;
+		memset(qp->resp.atomics, 0, sizeof(qp->resp.atomics));
+		qp->resp.atomic_next = 0;
+	}
+	if (next == IB_QPS_RTS && cur == IB_QPS_RTR) {
+		qp->req.psn = qp->attrs.sq_psn;
+		qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+		qp->req.comp_idx = qp->req.send_idx;
+		qp->req.retries = 0;
+		qp->req.rnr_retries = 0;
+		qp->req.read_off = 0;
+		qp->req.rd_atomic = 0;
+		qp->req.rnr_wait = false;
+	}
+}
+
+/* Out of RTS: the retransmission and RNR timer stops too. */
+static void softrdma_roce_qp_stop_sync(struct softrdma_qp *qp)
+{
+	del_timer_sync(&qp->req.timer);
+}
+
+/* Move the QP to the error state from the data path; flush it. */
+void softrdma_roce_qp_fail(struct softrdma_qp *qp)
+{
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	softrdma_qp_need_wakeup(qp);
+	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
+	softrdma_qp_flush(qp);
+	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+	qp->req.comp_idx = qp->req.send_idx;
+	qp->req.rd_atomic = 0;
+	qp->req.rnr_wait = false;
+	qp->resp.in_recv = false;
+	softrdma_resp_stop(qp);
+}
+
+static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp);
+
+static int softrdma_roce_qp_init(struct softrdma_qp *qp)
+{
+	size_t n = qp->sq.num_slots;
+
+	tasklet_setup(&qp->resp.tasklet, softrdma_resp_tasklet);
+	skb_queue_head_init(&qp->resp.backlog);
+	timer_setup(&qp->req.timer, softrdma_req_timeout, 0);
+	qp->swqe = kvcalloc(n, sizeof(*qp->swqe), GFP_KERNEL);
+	qp->ssge = kvcalloc(n * qp->sq_max_sge, sizeof(*qp->ssge), GFP_KERNEL);
+	qp->sinline = kvzalloc(n * qp->max_inline, GFP_KERNEL);
+	if (!qp->swqe || !qp->ssge || !qp->sinline) {
+		softrdma_roce_qp_cleanup(qp);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
+{
+	del_timer_sync(&qp->req.timer);
+	tasklet_kill(&qp->resp.tasklet);
+	softrdma_resp_stop(qp);
+	kvfree(qp->swqe);
+	kvfree(qp->ssge);
+	kvfree(qp->sinline);
+	qp->swqe = NULL;
+	qp->ssge = NULL;
+	qp->sinline = NULL;
+}
+
+const struct softrdma_transport softrdma_roce_transport = {
+	.name = "softroce",
+	.abi_id = SOFTRDMA_TRANSPORT_ROCE,
+	.node_type = RDMA_NODE_IB_CA,
+	.ops = &softrdma_roce_ops,
+	.overhead = SOFTRDMA_ROCE_OVERHEAD,
+	.gid_tbl_len = SOFTRDMA_GID_TABLE_LEN,
+	.port_cap_flags = IB_PORT_CM_SUP,
+	.ip_gids = true,
+
+	.init = softrdma_roce_init,
+	.exit = softrdma_roce_exit,
+	.dev_init = softrdma_roce_dev_init,
+	.dev_exit = softrdma_roce_dev_exit,
+	.query_device = softrdma_roce_query_device,
+
+	.qp_init = softrdma_roce_qp_init,
+	.qp_cleanup = softrdma_roce_qp_cleanup,
+	.req_run = softrdma_req_run,
+	.req_pending = softrdma_req_pending,
+	.sqd_check = softrdma_req_sqd_check,
+	.qp_stop = softrdma_resp_stop,
+	.qp_stop_sync = softrdma_roce_qp_stop_sync,
+	.modify_attrs = softrdma_roce_modify_attrs,
+	.modify_locked = softrdma_roce_modify_locked,
 };

@@ -12,7 +12,16 @@
 
 #include "softrdma.h"
 
+/*
+ * Largest bytes of headers a RoCEv2 packet carries around its payload:
+ * IPv6 (40) + UDP (8) + BTH (12) + the largest extended header, AtomicETH
+ * (28), + ICRC (4).
+ */
+#define SOFTRDMA_ROCE_OVERHEAD	(40 + 8 + 12 + 28 + 4)
+
 #define SOFTRDMA_ROCE_PORT	4791
+/* Requests that wait behind a READ answer being sent, at most (resp.c). */
+#define SOFTRDMA_RESP_BACKLOG	4096
 #define SOFTRDMA_BTH_LEN	12
 #define SOFTRDMA_RETH_LEN	16
 #define SOFTRDMA_AETH_LEN	4
@@ -165,6 +174,12 @@ static inline u32 softrdma_aeth_msn(const struct softrdma_aeth *aeth)
 	return ntohl(aeth->smsn) & SOFTRDMA_PSN_MASK;
 }
 
+/* The QP's path MTU in bytes. */
+static inline u32 softrdma_mtu(struct softrdma_qp *qp)
+{
+	return ib_mtu_enum_to_int(qp->attrs.path_mtu);
+}
+
 static inline u32 softrdma_psn_add(u32 psn, u32 n)
 {
 	return (psn + n) & 0xffffff;
@@ -175,5 +190,48 @@ static inline s32 softrdma_psn_diff(u32 a, u32 b)
 {
 	return ((s32)((a - b) << 8)) >> 8;
 }
+
+/* net.c */
+int softrdma_roce_init(void);
+void softrdma_roce_exit(void);
+int softrdma_roce_dev_init(struct softrdma_dev *sdev);
+void softrdma_roce_dev_exit(struct softrdma_dev *sdev);
+struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
+					unsigned int len);
+int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb);
+bool softrdma_roce_icrc_ok(struct sk_buff *skb);
+struct net_device *softrdma_roce_rx_netdev(struct sk_buff *skb);
+struct iphdr;
+struct ipv6hdr;
+struct udphdr;
+u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
+		  const u8 *bth, unsigned int len);
+u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
+		   const u8 *bth, unsigned int len);
+
+/* roce.c: the QP's RoCE state as a whole */
+void softrdma_roce_qp_fail(struct softrdma_qp *qp);
+
+/* recv.c: receive dispatch */
+void softrdma_rx_dispatch(struct sk_buff *skb);
+
+/* req.c: the requester */
+void softrdma_req_run(struct softrdma_qp *qp);
+bool softrdma_req_pending(struct softrdma_qp *qp);
+void softrdma_req_sqd_check(struct softrdma_qp *qp);
+u32 softrdma_req_una(struct softrdma_qp *qp);
+void softrdma_req_arm_timer(struct softrdma_qp *qp);
+void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn);
+void softrdma_req_timeout(struct timer_list *t);
+
+/* comp.c: the completer */
+void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
+		       u8 *p, u32 paylen);
+
+/* resp.c: the responder */
+void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
+		       bool ackreq, u8 *p, u32 len);
+void softrdma_resp_tasklet(struct tasklet_struct *t);
+void softrdma_resp_stop(struct softrdma_qp *qp);
 
 #endif /* SOFTRDMA_ROCE_H */

@@ -17,7 +17,7 @@
 
 static void mtu_roce_test(struct kunit *test)
 {
-	const enum softrdma_transport t = SOFTRDMA_TRANSPORT_ROCE;
+	const unsigned int t = SOFTRDMA_ROCE_OVERHEAD;
 
 	KUNIT_EXPECT_EQ(test, softrdma_active_mtu(1500, t), IB_MTU_1024);
 	KUNIT_EXPECT_EQ(test, softrdma_active_mtu(9000, t), IB_MTU_4096);
@@ -35,7 +35,7 @@ static void mtu_roce_test(struct kunit *test)
 
 static void mtu_iwarp_test(struct kunit *test)
 {
-	const enum softrdma_transport t = SOFTRDMA_TRANSPORT_IWARP;
+	const unsigned int t = SOFTRDMA_IWARP_OVERHEAD;
 
 	KUNIT_EXPECT_EQ(test, softrdma_active_mtu(1500, t), IB_MTU_1024);
 	KUNIT_EXPECT_EQ(test, softrdma_active_mtu(2048 + SOFTRDMA_IWARP_OVERHEAD, t),

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The RC completer over RoCEv2 (IBTA Vol. 1 9.7.5.1, 9.9): ACKs, NAKs,
+ * READ responses and atomic acknowledges for the requester's WQEs, which
+ * it completes in order, failing the QP on an error NAK or a local fault.
+ * Runs from receive dispatch (recv.c) under qp->lock.
+ */
+#include "softrdma.h"
+#include "roce.h"
+
+/* The RNR NAK timer field's delay (IBTA Vol. 1, table 45) in microseconds. */
+static u32 softrdma_comp_rnr_usecs(u8 synd)
+{
+	static const u32 usecs[32] = {
+		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640,
+		960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480,
+		30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680,
+		491520,
+	};
+
+	return usecs[synd & 0x1f];
+}
+
+/* Complete in order every WQE an ACK of @psn covers; stop at a READ. */
+static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
+{
+	u32 next = softrdma_psn_add(psn, 1);
+
+	if (qp->req.comp_idx != qp->req.send_idx &&
+	    softrdma_psn_diff(next, softrdma_req_una(qp)) > 0) {
+		/* Progress inside a long message. */
+		qp->req.una_psn = next;
+		qp->req.retries = 0;
+	}
+	while (qp->req.comp_idx != qp->req.send_idx) {
+		struct softrdma_swqe *s =
+			&qp->swqe[qp->req.comp_idx & (qp->sq.num_slots - 1)];
+
+		if (softrdma_psn_diff(s->last_psn, psn) > 0 ||
+		    softrdma_wr_is_rd_atomic(s->wqe.opcode))
+			break;
+		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
+		qp->req.comp_idx++;
+		qp->req.retries = 0;
+		qp->req.rnr_retries = 0;
+	}
+	if (qp->req.comp_idx == qp->req.send_idx)
+		del_timer(&qp->req.timer);
+	else
+		softrdma_req_arm_timer(qp);
+}
+
+/*
+ * The oldest WQE, a READ or an atomic, has its whole response: complete it,
+ * then what an ACK of @psn covers. (What waited for it goes next: see
+ * softrdma_rx_dispatch().)
+ */
+static void softrdma_comp_rd_atomic_done(struct softrdma_qp *qp, u32 psn)
+{
+	softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
+	qp->req.comp_idx++;
+	qp->req.retries = 0;
+	qp->req.rd_atomic--;
+	softrdma_comp_ack(qp, psn);
+}
+
+/* An atomic acknowledge: the original value for the oldest WQE. */
+static void softrdma_comp_atomic(struct softrdma_qp *qp, u32 psn, u8 *p,
+				 u32 len)
+{
+	struct softrdma_atomic_ack_eth ack;
+	struct softrdma_swqe *s;
+	u32 slot;
+	u64 orig;
+
+	if (len < SOFTRDMA_ATOMIC_ACK_ETH_LEN)
+		return;
+	memcpy(&ack, p, sizeof(ack));
+	softrdma_comp_ack(qp, softrdma_psn_add(psn, SOFTRDMA_PSN_MASK));
+	if (qp->req.comp_idx == qp->req.send_idx)
+		return;
+	slot = qp->req.comp_idx & (qp->sq.num_slots - 1);
+	s = &qp->swqe[slot];
+	if (!softrdma_wr_is_atomic(s->wqe.opcode) || s->first_psn != psn)
+		return;		/* stale or foreign: the timer asks again */
+	orig = be64_to_cpu(ack.orig);
+	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge, 1,
+			      0, &orig, sizeof(orig), true,
+			      IB_ACCESS_LOCAL_WRITE)) {
+		softrdma_sq_complete(qp, qp->req.comp_idx,
+				     IB_WC_LOC_PROT_ERR);
+		qp->req.comp_idx++;
+		softrdma_roce_qp_fail(qp);
+		return;
+	}
+	softrdma_comp_rd_atomic_done(qp, psn);
+}
+
+void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
+		       u32 psn, u8 *p, u32 paylen)
+{
+	u32 pad = (flags >> SOFTRDMA_BTH_PAD_SHIFT) & 3;
+
+	struct softrdma_swqe *s;
+	u32 synd = 0, slot, off;
+
+	if (op == RC_ACK || op == RC_READ_RESP_FIRST ||
+	    op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY ||
+	    op == RC_ATOMIC_ACK) {
+		struct softrdma_aeth *aeth = (struct softrdma_aeth *)p;
+
+		if (paylen < SOFTRDMA_AETH_LEN)
+			return;
+		synd = ntohl(aeth->smsn) >> 24;
+		p += SOFTRDMA_AETH_LEN;
+		paylen -= SOFTRDMA_AETH_LEN;
+	}
+	if (op == RC_ACK) {
+		if ((synd & 0x60) == 0) {
+			softrdma_comp_ack(qp, psn);
+			return;
+		}
+		/* A NAK acknowledges everything before @psn. */
+		softrdma_comp_ack(qp, softrdma_psn_add(psn, SOFTRDMA_PSN_MASK));
+		if (qp->req.comp_idx == qp->req.send_idx)
+			return;
+		if ((synd & 0x60) == 0x20 || synd == SOFTRDMA_NAK_PSN_SEQ) {
+			/* RNR or sequence error: send again (timer paced). */
+			if ((synd & 0x60) == 0x20 && qp->attrs.rnr_retry != 7 &&
+			    qp->req.rnr_retries++ >= qp->attrs.rnr_retry) {
+				softrdma_sq_complete(qp, qp->req.comp_idx,
+						     IB_WC_RNR_RETRY_EXC_ERR);
+				qp->req.comp_idx++;
+				softrdma_roce_qp_fail(qp);
+				return;
+			}
+			if ((synd & 0x60) == 0x20) {
+				/* Wait as long as the responder asked. */
+				u32 us = softrdma_comp_rnr_usecs(synd);
+
+				qp->req.rnr_wait = true;
+				qp->req.rnr_psn = psn;
+				mod_timer(&qp->req.timer, jiffies +
+					  max(1UL, usecs_to_jiffies(us)));
+				return;
+			}
+			/*
+			 * The responder NAKs once until the gap fills, so a
+			 * new NAK means progress: restart at its PSN.
+			 */
+			qp->req.retries = 0;
+			softrdma_req_resend(qp, qp->req.comp_idx, psn);
+			return;
+		}
+		softrdma_sq_complete(qp, qp->req.comp_idx,
+				     synd == SOFTRDMA_NAK_REMOTE_ACCESS ?
+				     IB_WC_REM_ACCESS_ERR :
+				     synd == SOFTRDMA_NAK_INVALID_REQ ?
+				     IB_WC_REM_INV_REQ_ERR : IB_WC_REM_OP_ERR);
+		qp->req.comp_idx++;
+		softrdma_roce_qp_fail(qp);
+		return;
+	}
+
+	if (op == RC_ATOMIC_ACK) {
+		softrdma_comp_atomic(qp, psn, p, paylen);
+		return;
+	}
+
+	/* A read response: for the oldest WQE, which must be that READ. */
+	if (op < RC_READ_RESP_FIRST || op > RC_READ_RESP_ONLY || paylen < pad)
+		return;
+	paylen -= pad;
+	softrdma_comp_ack(qp, softrdma_psn_add(psn, SOFTRDMA_PSN_MASK));
+	if (qp->req.comp_idx == qp->req.send_idx)
+		return;
+	slot = qp->req.comp_idx & (qp->sq.num_slots - 1);
+	s = &qp->swqe[slot];
+	if (s->wqe.opcode != IB_WR_RDMA_READ ||
+	    softrdma_psn_diff(psn, s->first_psn) < 0 ||
+	    softrdma_psn_diff(psn, s->last_psn) > 0)
+		return;
+	off = softrdma_psn_diff(psn, s->first_psn) * softrdma_mtu(qp);
+	if (off != qp->req.read_off || off + paylen > s->len)
+		return;		/* out of order: the timer asks again */
+	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge,
+			      s->wqe.num_sge, off, p, paylen, true,
+			      IB_ACCESS_LOCAL_WRITE)) {
+		softrdma_sq_complete(qp, qp->req.comp_idx,
+				     IB_WC_LOC_PROT_ERR);
+		qp->req.comp_idx++;
+		softrdma_roce_qp_fail(qp);
+		return;
+	}
+	qp->req.read_off += paylen;
+	qp->req.retries = 0;	/* progress */
+	if (op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY) {
+		qp->req.read_off = 0;
+		softrdma_comp_rd_atomic_done(qp, psn);
+	}
+}

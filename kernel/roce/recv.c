@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * RoCEv2 receive dispatch: a packet from the UDP socket (net.c) is checked
+ * (ICRC), matched to its device and QP, and handed, under qp->lock, to the
+ * completer (responses and acknowledgments) or the responder (requests),
+ * if the QP's state lets it take the packet.
+ */
+#include <linux/udp.h>
+
+#include "softrdma.h"
+#include "roce.h"
+
+/* A RoCEv2 packet for us: @skb->data is the UDP header. Consumes @skb. */
+void softrdma_rx_dispatch(struct sk_buff *skb)
+{
+	struct softrdma_bth *bth;
+	struct softrdma_dev *sdev;
+	struct softrdma_qp *qp = NULL;
+	struct net_device *ndev;
+	enum ib_qp_state state;
+	u32 qpn, psn, apsn, len;
+	u8 op;
+
+	if (skb_linearize(skb) || !pskb_may_pull(skb, sizeof(struct udphdr)))
+		goto drop;
+	__skb_pull(skb, sizeof(struct udphdr));
+	if (skb->len < SOFTRDMA_BTH_LEN + SOFTRDMA_ICRC_LEN)
+		goto drop;
+	if (!softrdma_roce_icrc_ok(skb))
+		goto drop;
+	bth = (struct softrdma_bth *)skb->data;
+	qpn = ntohl(bth->qpn) & SOFTRDMA_QPN_MASK;
+	apsn = ntohl(bth->apsn);
+	psn = apsn & SOFTRDMA_PSN_MASK;
+	op = bth->opcode;
+
+	rcu_read_lock();
+	ndev = softrdma_roce_rx_netdev(skb);
+	sdev = ndev ? softrdma_dev_by_netdev(ndev, &softrdma_roce_transport) : NULL;
+	if (sdev) {
+		qp = xa_load(&sdev->qps, qpn);
+		if (qp && !refcount_inc_not_zero(&qp->refs))
+			qp = NULL;
+		softrdma_count(sdev, qp ? SOFTRDMA_CNT_RX_PKTS : SOFTRDMA_CNT_RX_NOQP);
+	}
+	rcu_read_unlock();
+	if (!qp)
+		goto drop;
+
+	len = skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN;
+	spin_lock_bh(&qp->lock);
+	state = READ_ONCE(qp->state);
+	if ((state == IB_QPS_RTS || state == IB_QPS_SQD) &&
+	    op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK) {
+		softrdma_comp_rcv(qp, op, bth->flags, psn,
+				  skb->data + SOFTRDMA_BTH_LEN, len);
+		/* Send what was posted meanwhile, without a kick. */
+		if (READ_ONCE(qp->state) == IB_QPS_RTS)
+			softrdma_req_run(qp);
+		else
+			softrdma_req_sqd_check(qp);
+	} else if ((state == IB_QPS_RTR || state == IB_QPS_RTS ||
+		    state == IB_QPS_SQD) &&
+		   !(op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK)) {
+		if (!qp->resp.rd_active && skb_queue_empty(&qp->resp.backlog)) {
+			softrdma_resp_rcv(qp, op, bth->flags, psn,
+					  apsn & SOFTRDMA_BTH_ACKREQ,
+					  skb->data + SOFTRDMA_BTH_LEN, len);
+		} else if (skb_queue_len(&qp->resp.backlog) <
+			   SOFTRDMA_RESP_BACKLOG) {
+			/* After the READ answer being sent: see the tasklet. */
+			__skb_queue_tail(&qp->resp.backlog, skb);
+			skb = NULL;
+		} else {
+			softrdma_count(sdev, SOFTRDMA_CNT_RX_BACKLOG_DROPS);
+		}
+	} else {
+		softrdma_count(sdev, SOFTRDMA_CNT_RX_QP_STATE);
+	}
+	spin_unlock_bh(&qp->lock);
+	softrdma_qp_put(qp);
+drop:
+	kfree_skb(skb);
+}

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The RC requester over RoCEv2 (IBTA Vol. 1 9.7.1-9.7.3, 9.7.6): takes
+ * the WQEs the provider published off the send queue, cuts them into
+ * packets and sends them within its window, and sends them again (go back
+ * N) when the retransmission timer fires or the completer asks.
+ *
+ * The requester runs when the provider rings the doorbell, from the
+ * poller and after every acknowledgment, always under qp->lock. Every WQE
+ * is copied out of the shared ring once, when it is first taken, and only
+ * the kernel's copy is used from then on (retransmissions included).
+ */
+#include "softrdma.h"
+#include "roce.h"
+
+/*
+ * Packets the requester has in flight at most. A burst longer than the
+ * path's queues (a veth peer's backlog holds netdev_max_backlog, 1000
+ * packets) loses its tail every time it is sent again. Long messages ask
+ * for an ACK every SOFTRDMA_REQ_ACK_EVERY packets, and each ACK opens the
+ * window again.
+ */
+#define SOFTRDMA_REQ_WINDOW	256
+#define SOFTRDMA_REQ_ACK_EVERY	64
+
+static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
+{
+	switch (wr_opcode) {
+	case IB_WR_SEND:
+		return first ? (last ? RC_SEND_ONLY : RC_SEND_FIRST) :
+			       (last ? RC_SEND_LAST : RC_SEND_MIDDLE);
+	case IB_WR_SEND_WITH_IMM:
+		return first ? (last ? RC_SEND_ONLY_IMM : RC_SEND_FIRST) :
+			       (last ? RC_SEND_LAST_IMM : RC_SEND_MIDDLE);
+	case IB_WR_RDMA_WRITE:
+		return first ? (last ? RC_WRITE_ONLY : RC_WRITE_FIRST) :
+			       (last ? RC_WRITE_LAST : RC_WRITE_MIDDLE);
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return first ? (last ? RC_WRITE_ONLY_IMM : RC_WRITE_FIRST) :
+			       (last ? RC_WRITE_LAST_IMM : RC_WRITE_MIDDLE);
+	case IB_WR_SEND_WITH_INV:
+		return first ? (last ? RC_SEND_ONLY_INV : RC_SEND_FIRST) :
+			       (last ? RC_SEND_LAST_INV : RC_SEND_MIDDLE);
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return RC_CMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return RC_FETCH_ADD;
+	default:
+		return RC_READ_REQUEST;
+	}
+}
+
+/* Transmit packet @pkt of the WQE at index @idx. */
+static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
+{
+	u32 slot = idx & (qp->sq.num_slots - 1);
+	struct softrdma_swqe *s = &qp->swqe[slot];
+	u32 mtu = softrdma_mtu(qp), off, paylen, pad, hlen;
+	bool first = pkt == 0, last = pkt + 1 == s->npkts;
+	u32 op = softrdma_rc_opcode(s->wqe.opcode, first, last);
+	struct softrdma_bth *bth;
+	struct sk_buff *skb;
+	u8 *p, flags = 0;
+	int err;
+
+	if (op == RC_READ_REQUEST) {
+		off = pkt * mtu;	/* a re-request asks from packet @pkt on */
+		paylen = 0;
+	} else if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
+		off = 0;
+		paylen = 0;
+	} else {
+		off = pkt * mtu;
+		paylen = min(s->len - off, mtu);
+	}
+	pad = -paylen & 3;
+	hlen = SOFTRDMA_BTH_LEN;
+	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
+	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST)
+		hlen += SOFTRDMA_RETH_LEN;
+	if (op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
+	    op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM ||
+	    op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV)
+		hlen += SOFTRDMA_IMMDT_LEN;	/* ImmDt or IETH: same size */
+	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD)
+		hlen += SOFTRDMA_ATOMIC_ETH_LEN;
+
+	skb = softrdma_roce_alloc_skb(qp, hlen + paylen + pad);
+	if (!skb)
+		return -ENOMEM;
+	if (last && (s->wqe.flags & SOFTRDMA_WQE_SOLICITED))
+		flags |= SOFTRDMA_BTH_SE;
+	flags |= pad << SOFTRDMA_BTH_PAD_SHIFT;
+	bth = (struct softrdma_bth *)skb->data;
+	softrdma_bth_fill(bth, op, flags, qp->attrs.dest_qp_num,
+			  softrdma_psn_add(s->first_psn, pkt),
+			  last || pkt % SOFTRDMA_REQ_ACK_EVERY ==
+				  SOFTRDMA_REQ_ACK_EVERY - 1);
+	p = skb->data + SOFTRDMA_BTH_LEN;
+	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
+		struct softrdma_atomic_eth *ae = (struct softrdma_atomic_eth *)p;
+
+		ae->va = cpu_to_be64(s->wqe.remote_addr);
+		ae->rkey = htonl(s->wqe.rkey);
+		if (op == RC_CMP_SWAP) {
+			ae->swap_add = cpu_to_be64(s->wqe.swap);
+			ae->compare = cpu_to_be64(s->wqe.compare_add);
+		} else {
+			ae->swap_add = cpu_to_be64(s->wqe.compare_add);
+			ae->compare = 0;
+		}
+		p += SOFTRDMA_ATOMIC_ETH_LEN;
+	} else if (hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
+		struct softrdma_reth *reth = (struct softrdma_reth *)p;
+
+		reth->va = cpu_to_be64(s->wqe.remote_addr + off);
+		reth->rkey = htonl(s->wqe.rkey);
+		reth->len = htonl(s->len - off);
+		p += SOFTRDMA_RETH_LEN;
+	}
+	if (p < skb->data + hlen) {
+		if (op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV) {
+			__be32 rkey = htonl(s->wqe.imm_data);
+
+			memcpy(p, &rkey, SOFTRDMA_IETH_LEN);
+		} else {
+			/* Immediate data travels as the application wrote it. */
+			memcpy(p, &s->wqe.imm_data, SOFTRDMA_IMMDT_LEN);
+		}
+		p += SOFTRDMA_IMMDT_LEN;
+	}
+	if (paylen) {
+		if (s->wqe.flags & SOFTRDMA_WQE_INLINE) {
+			memcpy(p, qp->sinline + (size_t)slot * qp->max_inline +
+			       off, paylen);
+		} else {
+			err = softrdma_sge_copy(qp, qp->ssge +
+						(size_t)slot * qp->sq_max_sge,
+						s->wqe.num_sge, off, p, paylen,
+						false, 0);
+			if (err) {
+				kfree_skb(skb);
+				return err;
+			}
+		}
+	}
+	memset(p + paylen, 0, pad);
+	softrdma_roce_xmit(qp, skb);
+	return 0;
+}
+
+/* The oldest PSN not acknowledged yet; call with WQEs in flight. */
+u32 softrdma_req_una(struct softrdma_qp *qp)
+{
+	struct softrdma_swqe *s =
+		&qp->swqe[qp->req.comp_idx & (qp->sq.num_slots - 1)];
+
+	if (softrdma_psn_diff(qp->req.una_psn, s->first_psn) > 0 &&
+	    softrdma_psn_diff(qp->req.una_psn, s->last_psn) <= 0)
+		return qp->req.una_psn;
+	return s->first_psn;
+}
+
+/* May the packet of PSN @psn go, or is the window full? */
+static bool softrdma_req_window_open(struct softrdma_qp *qp, u32 psn)
+{
+	return softrdma_psn_diff(psn, softrdma_req_una(qp)) <
+	       SOFTRDMA_REQ_WINDOW;
+}
+
+/* Is the WQE at send_idx - 1 only partly sent (the window was full)? */
+static bool softrdma_req_partial(struct softrdma_qp *qp)
+{
+	u32 last = qp->req.send_idx - 1;
+
+	return qp->req.comp_idx != qp->req.send_idx &&
+	       qp->req.tx_pkt < qp->swqe[last & (qp->sq.num_slots - 1)].npkts;
+}
+
+void softrdma_req_arm_timer(struct softrdma_qp *qp)
+{
+	/* 4.096 us * 2^timeout; 0 means infinite. */
+	u8 t = qp->attrs.timeout;
+
+	if (!t || qp->req.rnr_wait)
+		return;
+	mod_timer(&qp->req.timer, jiffies +
+		  max_t(unsigned long, 1,
+			nsecs_to_jiffies(4096ULL << min_t(u8, t, 31))));
+}
+
+/*
+ * Send every packet of the WQEs from @from on again (go back N), starting
+ * at @psn if it falls inside the first of them.
+ */
+void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
+{
+	u32 idx, pkt;
+
+	for (idx = from; idx != qp->req.send_idx; idx++) {
+		struct softrdma_swqe *s =
+			&qp->swqe[idx & (qp->sq.num_slots - 1)];
+
+		pkt = 0;
+		if (idx == from && softrdma_psn_diff(psn, s->first_psn) > 0 &&
+		    softrdma_psn_diff(psn, s->last_psn) <= 0)
+			pkt = softrdma_psn_diff(psn, s->first_psn);
+		for (; pkt < s->npkts; pkt++) {
+			if (idx + 1 == qp->req.send_idx &&
+			    pkt >= qp->req.tx_pkt)
+				break;	/* not sent yet: req_run sends it */
+			if (s->wqe.opcode == IB_WR_RDMA_READ) {
+				/* Ask only for the responses still missing. */
+				if (idx == qp->req.comp_idx)
+					pkt = qp->req.read_off / softrdma_mtu(qp);
+				softrdma_req_xmit(qp, idx, pkt);
+				break;
+			}
+			softrdma_req_xmit(qp, idx, pkt);
+		}
+	}
+	if (qp->req.comp_idx != qp->req.send_idx)
+		softrdma_req_arm_timer(qp);
+}
+
+void softrdma_req_timeout(struct timer_list *t)
+{
+	struct softrdma_qp *qp = from_timer(qp, t, req.timer);
+
+	spin_lock_bh(&qp->lock);
+	if ((READ_ONCE(qp->state) != IB_QPS_RTS &&
+	     READ_ONCE(qp->state) != IB_QPS_SQD) ||
+	    qp->req.comp_idx == qp->req.send_idx)
+		goto out;
+	if (qp->req.rnr_wait) {
+		/* The RNR delay is over: not a retry of retry_cnt's. */
+		qp->req.rnr_wait = false;
+		softrdma_req_resend(qp, qp->req.comp_idx, qp->req.rnr_psn);
+		goto out;
+	}
+	if (qp->req.retries >= qp->attrs.retry_cnt) {
+		softrdma_sq_complete(qp, qp->req.comp_idx,
+				     IB_WC_RETRY_EXC_ERR);
+		qp->req.comp_idx++;
+		softrdma_roce_qp_fail(qp);
+		goto out;
+	}
+	qp->req.retries++;
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_RETRANSMITS);
+	softrdma_req_resend(qp, qp->req.comp_idx, softrdma_req_una(qp));
+out:
+	spin_unlock_bh(&qp->lock);
+}
+
+/*
+ * May the WQE at @idx go now? Not while max_rd_atomic READs and atomics
+ * are in flight if it is one more, nor past a fence while any is.
+ */
+static bool softrdma_req_may_send(struct softrdma_qp *qp, u32 idx)
+{
+	const struct softrdma_send_wqe *w = softrdma_ring_slot(&qp->sq, idx);
+	u32 op = READ_ONCE(w->opcode), flags = READ_ONCE(w->flags);
+
+	/* A local operation waits for everything before it to complete. */
+	if (softrdma_wr_is_local(op))
+		return qp->req.comp_idx == idx;
+	if (!qp->req.rd_atomic)
+		return true;
+	if (flags & SOFTRDMA_WQE_FENCE)
+		return false;
+	return !softrdma_wr_is_rd_atomic(op) ||
+	       qp->req.rd_atomic < max_t(u32, qp->attrs.max_rd_atomic, 1);
+}
+
+/* Take a new WQE off the ring into the kernel's copy. Return: WC status. */
+static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
+{
+	u32 slot = idx & (qp->sq.num_slots - 1);
+	struct softrdma_swqe *s = &qp->swqe[slot];
+	u8 *body = (u8 *)softrdma_ring_slot(&qp->sq, idx) + SOFTRDMA_SEND_WQE_HDR_SIZE;
+	u32 mtu = softrdma_mtu(qp), status;
+	u64 len;
+
+	memcpy(&s->wqe, softrdma_ring_slot(&qp->sq, idx), sizeof(s->wqe));
+	s->len = 0;
+	switch (s->wqe.opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+	case IB_WR_SEND_WITH_INV:
+		break;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+	case IB_WR_BIND_MW:
+		/* Nothing goes on the wire: no PSN, no packet. */
+		s->npkts = 0;
+		return IB_WC_SUCCESS;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		status = softrdma_swqe_copy_atomic(qp, slot, body);
+		if (status != IB_WC_SUCCESS)
+			return status;
+		goto sized;
+	default:
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	status = softrdma_swqe_copy_body(qp, slot, body, &len);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	if (len > qp->sdev->ibdev.attrs.max_mr_size || len > U32_MAX)
+		return IB_WC_LOC_LEN_ERR;
+	s->len = len;
+sized:
+	if (softrdma_wr_is_rd_atomic(s->wqe.opcode))
+		qp->req.rd_atomic++;
+	/* An atomic's 8 bytes, like a zero-length message, take one packet. */
+	s->npkts = max_t(u32, DIV_ROUND_UP(s->len, mtu), 1);
+	s->first_psn = qp->req.psn;
+	if (qp->req.comp_idx == idx)
+		qp->req.una_psn = s->first_psn;
+	s->last_psn = softrdma_psn_add(qp->req.psn, s->npkts - 1);
+	qp->req.psn = softrdma_psn_add(qp->req.psn, s->npkts);
+	return IB_WC_SUCCESS;
+}
+
+/* Has the provider published WQEs the requester has not taken yet? */
+bool softrdma_req_pending(struct softrdma_qp *qp)
+{
+	/* Acquire pairs with the provider's release of its WQEs. */
+	return smp_load_acquire(&qp->sq.hdr->producer) != qp->req.send_idx &&
+	       softrdma_req_may_send(qp, qp->req.send_idx);
+}
+
+/*
+ * The kernel side of the doorbell (DESIGN.md, "Data path"). While WQEs are
+ * in flight, an ACK, a response or the retransmit timer brings the
+ * requester back, and it reads the producer index then: the provider need
+ * not kick, and NEED_WAKEUP is clear. Once everything is acknowledged the
+ * flag is set, and the producer index read once more after a full barrier,
+ * against the provider's publish-barrier-read: no wake-up is lost.
+ *
+ * Return: true if WQEs were published meanwhile (run again).
+ */
+static bool softrdma_req_doorbell(struct softrdma_qp *qp)
+{
+	if (qp->req.comp_idx != qp->req.send_idx) {
+		softrdma_ring_clear_flag(&qp->sq, SOFTRDMA_RING_NEED_WAKEUP);
+		return false;
+	}
+	softrdma_qp_need_wakeup(qp);
+	return softrdma_req_pending(qp);
+}
+
+/*
+ * The requester: send the WQEs the provider has published. Runs on a kick,
+ * from the poller, and after every acknowledgment. Caller holds qp->lock.
+ */
+void softrdma_req_run(struct softrdma_qp *qp)
+{
+	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
+	bool sent = false;
+	u32 prod, pkt;
+
+again:
+	/* Acquire pairs with the provider's release of its WQEs. */
+	prod = smp_load_acquire(&hdr->producer);
+	if (softrdma_ring_used(prod, qp->req.comp_idx, qp->sq.num_slots) < 0) {
+		softrdma_roce_qp_fail(qp);
+		return;
+	}
+	for (;;) {
+		u32 idx;
+		struct softrdma_swqe *s;
+		u32 status;
+
+		if (!softrdma_req_partial(qp)) {
+			idx = qp->req.send_idx;
+			if (idx == prod)
+				break;
+			/* The provider's fields are only a hint here; the
+			 * copy taken below is what counts.
+			 */
+			if (!softrdma_req_may_send(qp, idx))
+				break;
+			status = softrdma_req_take(qp, idx);
+			qp->req.send_idx++;
+			qp->req.tx_pkt = 0;
+			s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+			if (status == IB_WC_SUCCESS &&
+			    softrdma_wr_is_local(s->wqe.opcode)) {
+				status = softrdma_local_op(qp, s);
+				if (status == IB_WC_SUCCESS) {
+					softrdma_sq_complete(qp, idx, status);
+					qp->req.comp_idx = idx + 1;
+					continue;
+				}
+			}
+			if (status != IB_WC_SUCCESS) {
+				/* Complete what went before it first? They
+				 * are in flight; the spec lets the QP fail
+				 * with this one.
+				 */
+				softrdma_sq_complete(qp, idx, status);
+				qp->req.comp_idx = idx + 1;
+				softrdma_roce_qp_fail(qp);
+				return;
+			}
+		}
+		idx = qp->req.send_idx - 1;
+		s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+		for (pkt = qp->req.tx_pkt; pkt < s->npkts; pkt++) {
+			int err;
+
+			if (!softrdma_req_window_open(qp,
+						      softrdma_psn_add(s->first_psn,
+								       pkt)))
+				goto window_full;
+			err = softrdma_req_xmit(qp, idx, pkt);
+			if (err == -ENOENT || err == -EACCES ||
+			    err == -ERANGE || err == -EINVAL) {
+				softrdma_sq_complete(qp, idx,
+						     IB_WC_LOC_PROT_ERR);
+				qp->req.comp_idx = idx + 1;
+				softrdma_roce_qp_fail(qp);
+				return;
+			}
+			sent = true;
+			qp->req.tx_pkt = pkt + 1;
+			if (s->wqe.opcode == IB_WR_RDMA_READ) {
+				qp->req.tx_pkt = s->npkts;
+				break;
+			}
+		}
+	}
+window_full:
+	if (softrdma_req_doorbell(qp))
+		goto again;
+	/* New packets need the timer; an idle pass must not push it back. */
+	if (qp->req.comp_idx != qp->req.send_idx &&
+	    (sent || !timer_pending(&qp->req.timer)))
+		softrdma_req_arm_timer(qp);
+}
+
+/*
+ * A QP draining its send queue (SQD) sends nothing new; once everything in
+ * flight is acknowledged, the consumer asked for it, the SQ_DRAINED event.
+ * Caller holds qp->lock.
+ */
+void softrdma_req_sqd_check(struct softrdma_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_SQ_DRAINED,
+	};
+
+	if (READ_ONCE(qp->state) != IB_QPS_SQD || !qp->sqd_notify ||
+	    qp->req.comp_idx != qp->req.send_idx)
+		return;
+	qp->sqd_notify = false;
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}

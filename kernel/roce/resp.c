@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The RC responder over RoCEv2 (IBTA Vol. 1 9.7.4, 9.7.5.2, 9.8): checks
+ * the PSN of each request, places SENDs in receive WQEs and WRITEs in
+ * memory, answers READs and atomics, replays what a duplicate asks for,
+ * and sends ACKs and NAKs. Runs from receive dispatch (recv.c) and from
+ * its tasklet, which paces long READ answers, under qp->lock.
+ */
+#include "softrdma.h"
+#include "roce.h"
+
+/*
+ * The responder sends a long READ answer SOFTRDMA_RESP_BATCH packets at a
+ * time, one batch per run of its tasklet, so that the receive path (of the
+ * peer, or of this very host) runs between batches. Requests that arrive
+ * meanwhile wait, in order, up to SOFTRDMA_RESP_BACKLOG (roce.h) of them.
+ */
+#define SOFTRDMA_RESP_BATCH	64
+
+/* Send an ACK (or NAK, per @synd) for @psn, now. */
+static void softrdma_resp_send_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
+{
+	struct softrdma_aeth *aeth;
+	struct sk_buff *skb;
+
+	skb = softrdma_roce_alloc_skb(qp, SOFTRDMA_BTH_LEN + SOFTRDMA_AETH_LEN);
+	if (!skb)
+		return;
+	softrdma_bth_fill((struct softrdma_bth *)skb->data, RC_ACK, 0,
+			  qp->attrs.dest_qp_num, psn, false);
+	aeth = (struct softrdma_aeth *)(skb->data + SOFTRDMA_BTH_LEN);
+	aeth->smsn = htonl((u32)synd << 24 | (qp->resp.msn & SOFTRDMA_PSN_MASK));
+	softrdma_roce_xmit(qp, skb);
+}
+
+/* Send the ACK requests of the last receive batch asked for, if due. */
+static void softrdma_resp_flush_ack(struct softrdma_qp *qp)
+{
+	if (!qp->resp.ack_pending)
+		return;
+	qp->resp.ack_pending = false;
+	softrdma_resp_send_ack(qp, qp->resp.ack_psn,
+			       SOFTRDMA_AETH_ACK_NO_CREDIT);
+}
+
+/* Send an ACK or NAK for @psn after the ACK still due: PSNs go in order. */
+static void softrdma_resp_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
+{
+	softrdma_resp_flush_ack(qp);
+	softrdma_resp_send_ack(qp, psn, synd);
+}
+
+/*
+ * Acknowledge @psn once this receive batch is through (ACK coalescing): the
+ * tasklet runs after the softirq that delivers the batch, and one ACK then
+ * covers every request the batch held.
+ */
+static void softrdma_resp_ack_later(struct softrdma_qp *qp, u32 psn)
+{
+	qp->resp.ack_psn = psn;
+	if (qp->resp.ack_pending) {
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_ACKS_COALESCED);
+		return;
+	}
+	qp->resp.ack_pending = true;
+	tasklet_schedule(&qp->resp.tasklet);
+}
+
+/* Send an atomic acknowledge of @psn carrying @orig. */
+static void softrdma_resp_atomic_ack(struct softrdma_qp *qp, u32 psn, u64 orig)
+{
+	struct softrdma_atomic_ack_eth *ack;
+	struct softrdma_aeth *aeth;
+	struct sk_buff *skb;
+
+	softrdma_resp_flush_ack(qp);
+	skb = softrdma_roce_alloc_skb(qp, SOFTRDMA_BTH_LEN + SOFTRDMA_AETH_LEN +
+				      SOFTRDMA_ATOMIC_ACK_ETH_LEN);
+	if (!skb)
+		return;
+	softrdma_bth_fill((struct softrdma_bth *)skb->data, RC_ATOMIC_ACK, 0,
+			  qp->attrs.dest_qp_num, psn, false);
+	aeth = (struct softrdma_aeth *)(skb->data + SOFTRDMA_BTH_LEN);
+	aeth->smsn = htonl((u32)SOFTRDMA_AETH_ACK_NO_CREDIT << 24 |
+			   (qp->resp.msn & SOFTRDMA_PSN_MASK));
+	ack = (struct softrdma_atomic_ack_eth *)(aeth + 1);
+	ack->orig = cpu_to_be64(orig);
+	softrdma_roce_xmit(qp, skb);
+}
+
+/*
+ * A new atomic request at @psn: execute it once, remember its result for
+ * duplicates, acknowledge it. Return: 0 or the NAK syndrome to send.
+ */
+static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
+			       u32 len)
+{
+	struct softrdma_atomic_eth ae;
+	struct softrdma_atomic_res *res;
+	struct softrdma_mr *mr;
+	u64 va, orig;
+	int err;
+
+	if (len < SOFTRDMA_ATOMIC_ETH_LEN)
+		return SOFTRDMA_NAK_INVALID_REQ;
+	memcpy(&ae, p, sizeof(ae));
+	va = be64_to_cpu(ae.va);
+	if (!(qp->attrs.access & IB_ACCESS_REMOTE_ATOMIC))
+		return SOFTRDMA_NAK_REMOTE_ACCESS;
+	if (va & 7)
+		return SOFTRDMA_NAK_INVALID_REQ;
+	mr = softrdma_rkey_get(qp, ntohl(ae.rkey), va, sizeof(u64),
+			       IB_ACCESS_REMOTE_ATOMIC, &err);
+	if (!mr)
+		return SOFTRDMA_NAK_REMOTE_ACCESS;
+	err = softrdma_mr_atomic(mr, va, op == RC_CMP_SWAP,
+				 be64_to_cpu(ae.compare),
+				 be64_to_cpu(ae.swap_add), &orig);
+	softrdma_mr_put(mr);
+	if (err)
+		return SOFTRDMA_NAK_INVALID_REQ;
+	res = &qp->resp.atomics[qp->resp.atomic_next++ %
+				ARRAY_SIZE(qp->resp.atomics)];
+	res->psn = psn;
+	res->orig = orig;
+	res->valid = true;
+	softrdma_resp_flush_ack(qp);
+	qp->resp.msn++;
+	softrdma_resp_atomic_ack(qp, psn, orig);
+	return 0;
+}
+
+/* A repeated atomic: answer with the result it had, never execute again. */
+static void softrdma_resp_reatomic(struct softrdma_qp *qp, u32 psn)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(qp->resp.atomics); i++) {
+		struct softrdma_atomic_res *res = &qp->resp.atomics[i];
+
+		if (res->valid && res->psn == psn) {
+			softrdma_resp_atomic_ack(qp, psn, res->orig);
+			return;
+		}
+	}
+	/* Too old to remember: the requester gave up on it long ago. */
+}
+
+/*
+ * Send the next batch of the READ answer in progress; at its end, let go of
+ * its MR. An answer cut short (no memory for a packet) ends there: the
+ * requester asks again for what it misses.
+ */
+static void softrdma_resp_read_more(struct softrdma_qp *qp)
+{
+	u32 mtu = softrdma_mtu(qp), len = qp->resp.rd_len;
+	u32 npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
+	u32 end = min(npkts, qp->resp.rd_sent + SOFTRDMA_RESP_BATCH), i;
+
+	for (i = qp->resp.rd_sent; i < end; i++) {
+		u32 paylen = min(len - i * mtu, mtu), pad = -paylen & 3;
+		bool first = i == 0, last = i + 1 == npkts;
+		bool aeth = first || last;
+		u8 op = first ? (last ? RC_READ_RESP_ONLY : RC_READ_RESP_FIRST) :
+				(last ? RC_READ_RESP_LAST : RC_READ_RESP_MIDDLE);
+		u32 hlen = SOFTRDMA_BTH_LEN + (aeth ? SOFTRDMA_AETH_LEN : 0);
+		struct sk_buff *skb;
+
+		skb = softrdma_roce_alloc_skb(qp, hlen + paylen + pad);
+		if (!skb) {
+			end = npkts;
+			break;
+		}
+		softrdma_bth_fill((struct softrdma_bth *)skb->data, op,
+				  pad << SOFTRDMA_BTH_PAD_SHIFT,
+				  qp->attrs.dest_qp_num,
+				  softrdma_psn_add(qp->resp.rd_psn, i), false);
+		if (aeth) {
+			struct softrdma_aeth *a = (struct softrdma_aeth *)
+				(skb->data + SOFTRDMA_BTH_LEN);
+
+			a->smsn = htonl((u32)SOFTRDMA_AETH_ACK_NO_CREDIT << 24 |
+					(qp->resp.msn & SOFTRDMA_PSN_MASK));
+		}
+		if (paylen)
+			softrdma_mr_copy(qp->resp.rd_mr,
+					 qp->resp.rd_va + (u64)i * mtu,
+					 skb->data + hlen, paylen, false);
+		memset(skb->data + hlen + paylen, 0, pad);
+		softrdma_roce_xmit(qp, skb);
+	}
+	qp->resp.rd_sent = end;
+	if (end == npkts) {
+		qp->resp.rd_active = false;
+		if (qp->resp.rd_mr)
+			softrdma_mr_put(qp->resp.rd_mr);
+		qp->resp.rd_mr = NULL;
+	}
+}
+
+/*
+ * Answer an RDMA READ request: @len bytes at @va of @mr (whose reference
+ * passes to the answer; NULL for a zero-length READ), from @psn on. What
+ * the first batch leaves, the tasklet sends.
+ */
+static void softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_mr *mr,
+			       u64 va, u32 len, u32 psn)
+{
+	softrdma_resp_flush_ack(qp);
+	qp->resp.rd_mr = mr;
+	qp->resp.rd_va = va;
+	qp->resp.rd_len = len;
+	qp->resp.rd_psn = psn;
+	qp->resp.rd_sent = 0;
+	qp->resp.rd_active = true;
+	softrdma_resp_read_more(qp);
+	if (qp->resp.rd_active)
+		tasklet_schedule(&qp->resp.tasklet);
+}
+
+/* Answer a repeated READ request again (no change to epsn or MSN). */
+static void softrdma_resp_reread(struct softrdma_qp *qp, u8 *p, u32 len,
+				 u32 psn)
+{
+	struct softrdma_reth reth;
+	struct softrdma_mr *mr;
+	u32 rlen;
+	int err;
+
+	if (len < SOFTRDMA_RETH_LEN)
+		return;
+	memcpy(&reth, p, sizeof(reth));
+	rlen = ntohl(reth.len);
+	mr = softrdma_rkey_get(qp, ntohl(reth.rkey), be64_to_cpu(reth.va),
+			       rlen, IB_ACCESS_REMOTE_READ, &err);
+	if (!mr && rlen)
+		return;
+	softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
+}
+
+static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
+					u32 opcode, u32 byte_len, bool imm,
+					const u8 *immdt, bool solicited)
+{
+	struct softrdma_cqe cqe = {};
+
+	cqe.status = status;
+	cqe.opcode = opcode;
+	cqe.byte_len = byte_len;
+	if (imm) {
+		cqe.flags |= SOFTRDMA_CQE_WITH_IMM;
+		memcpy(&cqe.imm_data, immdt, SOFTRDMA_IMMDT_LEN);
+	}
+	softrdma_recv_complete(qp, &cqe, solicited);
+}
+
+/* Complete a SEND with Invalidate whose @rkey was invalidated. */
+static void softrdma_resp_complete_inv(struct softrdma_qp *qp, u32 byte_len,
+				       u32 rkey, bool solicited)
+{
+	struct softrdma_cqe cqe = {};
+
+	cqe.status = IB_WC_SUCCESS;
+	cqe.opcode = IB_WC_RECV;
+	cqe.byte_len = byte_len;
+	cqe.flags = SOFTRDMA_CQE_WITH_INV;
+	cqe.imm_data = rkey;
+	softrdma_recv_complete(qp, &cqe, solicited);
+}
+
+void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
+		       u32 psn, bool ackreq, u8 *p, u32 len)
+{
+	s32 d = softrdma_psn_diff(psn, qp->resp.epsn);
+	bool send = op <= RC_SEND_ONLY_IMM || op == RC_SEND_LAST_INV ||
+		    op == RC_SEND_ONLY_INV;
+	bool inv = op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV;
+	bool first = op == RC_SEND_FIRST || op == RC_SEND_ONLY ||
+		     op == RC_SEND_ONLY_IMM || op == RC_WRITE_FIRST ||
+		     op == RC_WRITE_ONLY || op == RC_WRITE_ONLY_IMM ||
+		     op == RC_SEND_ONLY_INV;
+	bool last = op == RC_SEND_LAST || op == RC_SEND_LAST_IMM ||
+		    op == RC_SEND_ONLY || op == RC_SEND_ONLY_IMM || inv ||
+		    op == RC_WRITE_LAST || op == RC_WRITE_LAST_IMM ||
+		    op == RC_WRITE_ONLY || op == RC_WRITE_ONLY_IMM;
+	bool imm = op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
+		   op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM;
+	u32 pad = (flags >> SOFTRDMA_BTH_PAD_SHIFT) & 3;
+	struct softrdma_reth reth = {};
+	struct softrdma_mr *mr;
+	const u8 *immdt = NULL;
+	u32 paylen;
+	int err;
+
+	if (d > 0) {
+		if (!qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
+			/* Its PSN is the one expected: the next to resend. */
+			softrdma_resp_ack(qp, qp->resp.epsn,
+					  SOFTRDMA_NAK_PSN_SEQ);
+		}
+		return;
+	}
+	if (d < 0 && op == RC_READ_REQUEST) {
+		/* A repeated READ: its responses were lost; send them again. */
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_DUPLICATES);
+		softrdma_resp_reread(qp, p, len, psn);
+		return;
+	}
+	if (d < 0 && (op == RC_CMP_SWAP || op == RC_FETCH_ADD)) {
+		softrdma_resp_reatomic(qp, psn);
+		return;
+	}
+	if (d < 0) {
+		/* A duplicate: acknowledge again what we have. */
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_DUPLICATES);
+		softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
+						       SOFTRDMA_PSN_MASK),
+				  SOFTRDMA_AETH_ACK_NO_CREDIT);
+		return;
+	}
+	qp->resp.nak_sent = false;
+
+	/* max_dest_rd_atomic 0: no resources for READs or atomics at all. */
+	if ((op == RC_READ_REQUEST || op == RC_CMP_SWAP ||
+	     op == RC_FETCH_ADD) && !qp->attrs.max_dest_rd_atomic)
+		goto nak_invalid;
+
+	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
+		u8 synd = softrdma_resp_atomic(qp, op, psn, p, len);
+
+		if (synd == SOFTRDMA_NAK_REMOTE_ACCESS)
+			goto nak_access;
+		if (synd)
+			goto nak_invalid;
+		qp->resp.epsn = softrdma_psn_add(psn, 1);
+		return;
+	}
+
+	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
+	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST) {
+		if (len < SOFTRDMA_RETH_LEN)
+			goto nak_invalid;
+		memcpy(&reth, p, sizeof(reth));
+		p += SOFTRDMA_RETH_LEN;
+		len -= SOFTRDMA_RETH_LEN;
+	}
+	if (imm || inv) {
+		if (len < SOFTRDMA_IMMDT_LEN)
+			goto nak_invalid;
+		immdt = p;
+		p += SOFTRDMA_IMMDT_LEN;
+		len -= SOFTRDMA_IMMDT_LEN;
+	}
+	if (len < pad)
+		goto nak_invalid;
+	paylen = len - pad;
+
+	if (op == RC_READ_REQUEST) {
+		u32 rlen = ntohl(reth.len);
+		u32 npkts = rlen ? DIV_ROUND_UP(rlen, softrdma_mtu(qp)) : 1;
+
+		if (!(qp->attrs.access & IB_ACCESS_REMOTE_READ))
+			goto nak_access;
+		mr = softrdma_rkey_get(qp, ntohl(reth.rkey),
+				       be64_to_cpu(reth.va), rlen,
+				       IB_ACCESS_REMOTE_READ, &err);
+		if (!mr && rlen)
+			goto nak_access;
+		softrdma_resp_flush_ack(qp);
+		qp->resp.msn++;
+		softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
+		qp->resp.epsn = softrdma_psn_add(psn, npkts);
+		return;
+	}
+
+	if (send) {
+		if (first && !softrdma_recv_take(qp)) {
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
+			softrdma_resp_ack(qp, psn, 0x20 |
+					  (qp->attrs.min_rnr_timer & 0x1f));
+			/* The rest of the message is dropped, not NAKed. */
+			qp->resp.nak_sent = true;
+			return;
+		}
+		if (!qp->resp.in_recv)
+			goto nak_invalid;
+		if (paylen && softrdma_sge_copy(qp, qp->resp.rsge,
+						qp->resp.rwqe.num_sge,
+						qp->resp.roff, p, paylen, true,
+						IB_ACCESS_LOCAL_WRITE)) {
+			softrdma_resp_complete_recv(qp, IB_WC_LOC_LEN_ERR,
+						    IB_WC_RECV, 0, false, NULL,
+						    false);
+			goto nak_invalid;
+		}
+		qp->resp.roff += paylen;
+		if (inv) {
+			__be32 ieth;
+			u32 rkey;
+
+			memcpy(&ieth, immdt, sizeof(ieth));
+			rkey = be32_to_cpu(ieth);
+
+			/*
+			 * Only fast-registration MRs of the QP's PD and type 2
+			 * windows bound through the QP may be invalidated
+			 * remotely.
+			 */
+			if (softrdma_remote_inv(qp, rkey)) {
+				softrdma_resp_complete_recv(qp,
+							    IB_WC_REM_INV_REQ_ERR,
+							    IB_WC_RECV,
+							    qp->resp.roff,
+							    false, NULL, false);
+				goto nak_invalid;
+			}
+			softrdma_resp_complete_inv(qp, qp->resp.roff, rkey,
+						   flags & SOFTRDMA_BTH_SE);
+			qp->resp.msn++;
+		} else if (last) {
+			softrdma_resp_complete_recv(qp, IB_WC_SUCCESS,
+						    IB_WC_RECV,
+						    qp->resp.roff, imm, immdt,
+						    flags & SOFTRDMA_BTH_SE);
+			qp->resp.msn++;
+		}
+	} else if (op >= RC_WRITE_FIRST && op <= RC_WRITE_ONLY_IMM) {
+		if (first) {
+			if (!(qp->attrs.access & IB_ACCESS_REMOTE_WRITE))
+				goto nak_access;
+			qp->resp.wva = be64_to_cpu(reth.va);
+			qp->resp.wrkey = ntohl(reth.rkey);
+			qp->resp.wlen = ntohl(reth.len);
+			qp->resp.woff = 0;
+			qp->resp.in_write = true;
+		}
+		if (!qp->resp.in_write ||
+		    qp->resp.woff + paylen > qp->resp.wlen)
+			goto nak_invalid;
+		if (imm && !softrdma_recv_take(qp)) {
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
+			softrdma_resp_ack(qp, psn, 0x20 |
+					  (qp->attrs.min_rnr_timer & 0x1f));
+			/* The rest of the message is dropped, not NAKed. */
+			qp->resp.nak_sent = true;
+			return;
+		}
+		if (paylen) {
+			mr = softrdma_rkey_get(qp, qp->resp.wrkey,
+					       qp->resp.wva + qp->resp.woff,
+					       paylen, IB_ACCESS_REMOTE_WRITE,
+					       &err);
+			if (!mr)
+				goto nak_access;
+			softrdma_mr_copy(mr, qp->resp.wva + qp->resp.woff, p,
+					 paylen, true);
+			softrdma_mr_put(mr);
+		}
+		qp->resp.woff += paylen;
+		if (last) {
+			qp->resp.in_write = false;
+			if (imm)
+				softrdma_resp_complete_recv(qp, IB_WC_SUCCESS,
+							    IB_WC_RECV_RDMA_WITH_IMM,
+							    qp->resp.wlen, true,
+							    immdt,
+							    flags & SOFTRDMA_BTH_SE);
+			qp->resp.msn++;
+		}
+	} else {
+		goto nak_invalid;
+	}
+	qp->resp.epsn = softrdma_psn_add(psn, 1);
+	if (ackreq)
+		softrdma_resp_ack_later(qp, psn);
+	return;
+
+nak_access:
+	softrdma_resp_ack(qp, psn, SOFTRDMA_NAK_REMOTE_ACCESS);
+	softrdma_roce_qp_fail(qp);
+	return;
+nak_invalid:
+	softrdma_resp_ack(qp, psn, SOFTRDMA_NAK_INVALID_REQ);
+	softrdma_roce_qp_fail(qp);
+}
+
+/* A request that waited in the backlog: @skb->data is its BTH. */
+static void softrdma_resp_rcv_skb(struct softrdma_qp *qp, struct sk_buff *skb)
+{
+	struct softrdma_bth *bth = (struct softrdma_bth *)skb->data;
+	u32 apsn = ntohl(bth->apsn);
+
+	softrdma_resp_rcv(qp, bth->opcode, bth->flags, apsn & SOFTRDMA_PSN_MASK,
+			  apsn & SOFTRDMA_BTH_ACKREQ,
+			  skb->data + SOFTRDMA_BTH_LEN,
+			  skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN);
+}
+
+/*
+ * The responder's paced output: the next batch of a long READ answer, then
+ * the requests that waited for it, in order, then the ACK they ask for.
+ * Running as a tasklet, it lets the receive softirq (which delivers the
+ * answer's packets when the peer is this host) run between batches.
+ */
+void softrdma_resp_tasklet(struct tasklet_struct *t)
+{
+	struct softrdma_qp *qp = from_tasklet(qp, t, resp.tasklet);
+	enum ib_qp_state state;
+	struct sk_buff *skb;
+
+	spin_lock(&qp->lock);
+	state = READ_ONCE(qp->state);
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS &&
+	    state != IB_QPS_SQD) {
+		softrdma_resp_stop(qp);
+		goto out;
+	}
+	if (qp->resp.rd_active)
+		softrdma_resp_read_more(qp);
+	while (!qp->resp.rd_active &&
+	       (skb = __skb_dequeue(&qp->resp.backlog))) {
+		softrdma_resp_rcv_skb(qp, skb);
+		kfree_skb(skb);
+	}
+	if (qp->resp.rd_active)
+		tasklet_schedule(t);
+	else
+		softrdma_resp_flush_ack(qp);
+out:
+	spin_unlock(&qp->lock);
+}
+
+/**
+ * softrdma_resp_stop - forget the responder's output in progress
+ * @qp: a QP leaving the receiving states; qp->lock held
+ *
+ * The READ answer being sent stops (its MR is let go), waiting requests
+ * are dropped, and no ACK is due any more.
+ */
+void softrdma_resp_stop(struct softrdma_qp *qp)
+{
+	qp->resp.rd_active = false;
+	if (qp->resp.rd_mr)
+		softrdma_mr_put(qp->resp.rd_mr);
+	qp->resp.rd_mr = NULL;
+	__skb_queue_purge(&qp->resp.backlog);
+	qp->resp.ack_pending = false;
+}
