@@ -139,16 +139,6 @@ struct softrdma_qp_attrs {
 	u8 dmac[ETH_ALEN];
 };
 
-/* Where a connected QP's packets go (RoCEv2 over IPv4). */
-struct softrdma_qp_net {
-	bool ipv6;		/* the v6 addresses, else the v4 ones */
-	__be32 saddr4;
-	__be32 daddr4;
-	struct in6_addr saddr6;
-	struct in6_addr daddr6;
-	u16 sport;
-};
-
 /* The kernel's copy of a send WQE it has taken off the ring. */
 struct softrdma_swqe {
 	struct softrdma_send_wqe wqe;
@@ -173,60 +163,20 @@ struct softrdma_qp {
 	refcount_t refs;		/* packets being handled */
 	struct completion released;
 	enum ib_qp_state state;
-	struct softrdma_qp_net net;
 	struct softrdma_swqe *swqe;	/* one per SQ slot */
 	struct softrdma_sge *ssge;	/* sq_max_sge per SQ slot */
 	u8 *sinline;			/* max_inline bytes per SQ slot */
+	/* Send queue progress, kept by the transport's requester. */
 	struct {
-		u32 psn;		/* next PSN to use */
 		u32 send_idx;		/* next WQE to send */
 		u32 comp_idx;		/* oldest WQE not completed */
-		u32 tx_pkt;		/* next packet of WQE send_idx - 1 */
-		u32 una_psn;		/* oldest PSN not acknowledged */
-		u32 read_off;		/* bytes of the oldest READ arrived */
-		u32 rd_atomic;		/* READs and atomics in flight */
-		u32 rnr_psn;		/* where to resume after an RNR wait */
-		bool rnr_wait;		/* the timer runs the RNR delay */
-		u8 retries;
-		u8 rnr_retries;
-		struct timer_list timer;
 	} req;
+	/* The receive WQE an arriving message is placed in. */
 	struct {
-		u32 epsn;		/* PSN expected next */
-		u32 msn;
-		bool nak_sent;
 		bool in_recv;		/* rwqe holds a SEND in progress */
-		bool in_write;		/* a WRITE in progress */
-		u32 roff;
+		u32 roff;		/* bytes of it placed */
 		struct softrdma_recv_wqe rwqe;
 		struct softrdma_sge rsge[SOFTRDMA_MAX_SGE];
-		/* Results of the last atomics, for duplicates to replay. */
-		struct softrdma_atomic_res {
-			u64 orig;
-			u32 psn;
-			bool valid;
-		} atomics[SOFTRDMA_MAX_RD_ATOMIC];
-		u32 atomic_next;
-		u64 wva;
-		u32 wrkey;
-		u32 wlen;
-		u32 woff;
-		/*
-		 * Paced output (roce/resp.c): a long READ answer goes out a batch
-		 * per tasklet run, requests that arrive meanwhile wait in
-		 * backlog, and ACKs asked for in one receive batch leave
-		 * as one.
-		 */
-		struct tasklet_struct tasklet;
-		struct sk_buff_head backlog;
-		struct softrdma_mr *rd_mr;	/* the READ being answered */
-		u64 rd_va;
-		u32 rd_len;
-		u32 rd_psn;
-		u32 rd_sent;			/* its packets sent */
-		u32 ack_psn;
-		bool rd_active;
-		bool ack_pending;
 	} resp;
 	struct softrdma_qp_attrs attrs;
 	struct list_head poll_node;	/* on the poller's list */

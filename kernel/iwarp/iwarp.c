@@ -183,6 +183,7 @@ static const struct ib_device_ops softrdma_iwarp_ops = {
 	.dealloc_mw = softrdma_dealloc_mw,
 
 	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
+	INIT_RDMA_OBJ_SIZE(ib_qp, softrdma_qp, ibqp),
 };
 
 static int softrdma_iwarp_init(void)
