@@ -379,6 +379,49 @@ static inline bool softrdma_wr_is_local(u32 wr_opcode)
 	       wr_opcode == IB_WR_BIND_MW;
 }
 
+/*
+ * May the send WQE at ring index @idx go now? A local operation waits for
+ * everything before it to complete; with @in_flight READs and atomics out
+ * (of at most @limit), a fenced WQE waits and one more waits at the limit.
+ * The ring's fields are only a hint here: the copy taken decides. Caller
+ * holds qp->lock.
+ */
+static inline bool softrdma_sq_may_send(struct softrdma_qp *qp, u32 idx,
+					u32 in_flight, u32 limit)
+{
+	const struct softrdma_send_wqe *w = softrdma_ring_slot(&qp->sq, idx);
+	u32 op = READ_ONCE(w->opcode), flags = READ_ONCE(w->flags);
+
+	if (softrdma_wr_is_local(op))
+		return qp->req.comp_idx == idx;
+	if (!in_flight)
+		return true;
+	if (flags & SOFTRDMA_WQE_FENCE)
+		return false;
+	return !softrdma_wr_is_rd_atomic(op) || in_flight < limit;
+}
+
+/*
+ * Take the send WQE at ring index @idx off the ring: its header into the
+ * kernel's copy, which is returned, its length zero. @body is set to the
+ * slot's bytes after the header, still in the shared ring, for
+ * softrdma_swqe_copy_body() or softrdma_swqe_copy_atomic().
+ */
+static inline struct softrdma_swqe *softrdma_sq_take(struct softrdma_qp *qp,
+						     u32 idx, u8 **body)
+{
+	u8 *slot = softrdma_ring_slot(&qp->sq, idx);
+	struct softrdma_swqe *s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+
+	memcpy(&s->wqe, slot, sizeof(s->wqe));
+	s->len = 0;
+	*body = slot + SOFTRDMA_SEND_WQE_HDR_SIZE;
+	return s;
+}
+
+int softrdma_qp_shadow_alloc(struct softrdma_qp *qp);
+void softrdma_qp_shadow_free(struct softrdma_qp *qp);
+void softrdma_qp_enter_err(struct softrdma_qp *qp);
 void softrdma_sq_complete(struct softrdma_qp *qp, u32 idx, u32 status);
 u32 softrdma_local_op(struct softrdma_qp *qp, struct softrdma_swqe *s);
 int softrdma_remote_inv(struct softrdma_qp *qp, u32 key);

@@ -258,25 +258,11 @@ out:
 	spin_unlock_bh(&qp->lock);
 }
 
-/*
- * May the WQE at @idx go now? Not while max_rd_atomic READs and atomics
- * are in flight if it is one more, nor past a fence while any is.
- */
+/* May the WQE at @idx go now (max_rd_atomic, fences, local operations)? */
 static bool softrdma_req_may_send(struct softrdma_qp *qp, u32 idx)
 {
-	struct softrdma_roce_qp *rqp = to_rqp(qp);
-	const struct softrdma_send_wqe *w = softrdma_ring_slot(&qp->sq, idx);
-	u32 op = READ_ONCE(w->opcode), flags = READ_ONCE(w->flags);
-
-	/* A local operation waits for everything before it to complete. */
-	if (softrdma_wr_is_local(op))
-		return qp->req.comp_idx == idx;
-	if (!rqp->req.rd_atomic)
-		return true;
-	if (flags & SOFTRDMA_WQE_FENCE)
-		return false;
-	return !softrdma_wr_is_rd_atomic(op) ||
-	       rqp->req.rd_atomic < max_t(u32, qp->attrs.max_rd_atomic, 1);
+	return softrdma_sq_may_send(qp, idx, to_rqp(qp)->req.rd_atomic,
+				    max_t(u32, qp->attrs.max_rd_atomic, 1));
 }
 
 /* Take a new WQE off the ring into the kernel's copy. Return: WC status. */
@@ -284,13 +270,12 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u32 slot = idx & (qp->sq.num_slots - 1);
-	struct softrdma_swqe *s = &qp->swqe[slot];
-	u8 *body = (u8 *)softrdma_ring_slot(&qp->sq, idx) + SOFTRDMA_SEND_WQE_HDR_SIZE;
 	u32 mtu = softrdma_mtu(qp), status;
+	struct softrdma_swqe *s;
+	u8 *body;
 	u64 len;
 
-	memcpy(&s->wqe, softrdma_ring_slot(&qp->sq, idx), sizeof(s->wqe));
-	s->len = 0;
+	s = softrdma_sq_take(qp, idx, &body);
 	switch (s->wqe.opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:

@@ -123,15 +123,9 @@ void softrdma_roce_qp_fail(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
-	softrdma_qp_need_wakeup(qp);
-	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
-	softrdma_qp_flush(qp);
-	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
-	qp->req.comp_idx = qp->req.send_idx;
+	softrdma_qp_enter_err(qp);
 	rqp->req.rd_atomic = 0;
 	rqp->req.rnr_wait = false;
-	qp->resp.in_recv = false;
 	softrdma_resp_stop(qp);
 }
 
@@ -140,19 +134,15 @@ static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp);
 static int softrdma_roce_qp_init(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
-	size_t n = qp->sq.num_slots;
+	int ret;
 
 	tasklet_setup(&rqp->resp.tasklet, softrdma_resp_tasklet);
 	skb_queue_head_init(&rqp->resp.backlog);
 	timer_setup(&rqp->req.timer, softrdma_req_timeout, 0);
-	qp->swqe = kvcalloc(n, sizeof(*qp->swqe), GFP_KERNEL);
-	qp->ssge = kvcalloc(n * qp->sq_max_sge, sizeof(*qp->ssge), GFP_KERNEL);
-	qp->sinline = kvzalloc(n * qp->max_inline, GFP_KERNEL);
-	if (!qp->swqe || !qp->ssge || !qp->sinline) {
+	ret = softrdma_qp_shadow_alloc(qp);
+	if (ret)
 		softrdma_roce_qp_cleanup(qp);
-		return -ENOMEM;
-	}
-	return 0;
+	return ret;
 }
 
 static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
@@ -162,12 +152,7 @@ static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
 	del_timer_sync(&rqp->req.timer);
 	tasklet_kill(&rqp->resp.tasklet);
 	softrdma_resp_stop(qp);
-	kvfree(qp->swqe);
-	kvfree(qp->ssge);
-	kvfree(qp->sinline);
-	qp->swqe = NULL;
-	qp->ssge = NULL;
-	qp->sinline = NULL;
+	softrdma_qp_shadow_free(qp);
 }
 
 const struct softrdma_transport softrdma_roce_transport = {
