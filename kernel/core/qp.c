@@ -420,6 +420,13 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	spin_lock_bh(&qp->lock);
 	softrdma_apply_qp_attr(qp, attr, mask);
+	/* No message is being received yet, and the SQ starts afresh. */
+	if (next == IB_QPS_RTR && cur == IB_QPS_INIT)
+		qp->resp.in_recv = false;
+	if (next == IB_QPS_RTS && cur == IB_QPS_RTR) {
+		qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+		qp->req.comp_idx = qp->req.send_idx;
+	}
 	if (qp->transport->modify_locked)
 		qp->transport->modify_locked(qp, mask, cur, next);
 	if (next == IB_QPS_SQD && cur == IB_QPS_RTS)

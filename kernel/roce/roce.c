@@ -92,7 +92,6 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 	if (next == IB_QPS_RTR && cur == IB_QPS_INIT) {
 		rqp->resp.epsn = qp->attrs.rq_psn;
 		rqp->resp.msn = 0;
-		qp->resp.in_recv = false;
 		rqp->resp.in_write = false;
 		rqp->resp.nak_sent = false;
 		memset(rqp->resp.atomics, 0, sizeof(rqp->resp.atomics));
@@ -100,8 +99,6 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 	}
 	if (next == IB_QPS_RTS && cur == IB_QPS_RTR) {
 		rqp->req.psn = qp->attrs.sq_psn;
-		qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
-		qp->req.comp_idx = qp->req.send_idx;
 		rqp->req.retries = 0;
 		rqp->req.rnr_retries = 0;
 		rqp->req.read_off = 0;
