@@ -420,6 +420,13 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	spin_lock_bh(&qp->lock);
 	softrdma_apply_qp_attr(qp, attr, mask);
+	/* No message is being received yet, and the SQ starts afresh. */
+	if (next == IB_QPS_RTR && cur == IB_QPS_INIT)
+		qp->resp.in_recv = false;
+	if (next == IB_QPS_RTS && cur == IB_QPS_RTR) {
+		qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+		qp->req.comp_idx = qp->req.send_idx;
+	}
 	if (qp->transport->modify_locked)
 		qp->transport->modify_locked(qp, mask, cur, next);
 	if (next == IB_QPS_SQD && cur == IB_QPS_RTS)
@@ -533,6 +540,54 @@ int softrdma_qp_kick(struct softrdma_qp *qp)
 	if (!ret && qp->state == IB_QPS_RTS)
 		softrdma_poll_add(qp);
 	return ret;
+}
+
+/**
+ * softrdma_qp_shadow_alloc - the kernel's copies of the SQ's WQEs
+ * @qp: a QP whose rings are set up
+ *
+ * One softrdma_swqe, sq_max_sge SGEs and max_inline bytes per SQ slot:
+ * what a transport's requester takes off the ring and uses from then on.
+ * Free with softrdma_qp_shadow_free(), also after a failure here.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int softrdma_qp_shadow_alloc(struct softrdma_qp *qp)
+{
+	size_t n = qp->sq.num_slots;
+
+	qp->swqe = kvcalloc(n, sizeof(*qp->swqe), GFP_KERNEL);
+	qp->ssge = kvcalloc(n * qp->sq_max_sge, sizeof(*qp->ssge), GFP_KERNEL);
+	qp->sinline = kvzalloc(n * qp->max_inline, GFP_KERNEL);
+	if (!qp->swqe || !qp->ssge || !qp->sinline)
+		return -ENOMEM;
+	return 0;
+}
+
+void softrdma_qp_shadow_free(struct softrdma_qp *qp)
+{
+	kvfree(qp->swqe);
+	kvfree(qp->ssge);
+	kvfree(qp->sinline);
+	qp->swqe = NULL;
+	qp->ssge = NULL;
+	qp->sinline = NULL;
+}
+
+/*
+ * Move @qp to the error state from the data path: flush both queues and
+ * forget the send queue's progress and the receive in progress. The
+ * transport then drops its own state. Caller holds qp->lock.
+ */
+void softrdma_qp_enter_err(struct softrdma_qp *qp)
+{
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	softrdma_qp_need_wakeup(qp);
+	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
+	softrdma_qp_flush(qp);
+	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+	qp->req.comp_idx = qp->req.send_idx;
+	qp->resp.in_recv = false;
 }
 
 /* Complete the send WQE at ring index @idx; qp->lock held. */

@@ -139,16 +139,6 @@ struct softrdma_qp_attrs {
 	u8 dmac[ETH_ALEN];
 };
 
-/* Where a connected QP's packets go (RoCEv2 over IPv4). */
-struct softrdma_qp_net {
-	bool ipv6;		/* the v6 addresses, else the v4 ones */
-	__be32 saddr4;
-	__be32 daddr4;
-	struct in6_addr saddr6;
-	struct in6_addr daddr6;
-	u16 sport;
-};
-
 /* The kernel's copy of a send WQE it has taken off the ring. */
 struct softrdma_swqe {
 	struct softrdma_send_wqe wqe;
@@ -173,60 +163,20 @@ struct softrdma_qp {
 	refcount_t refs;		/* packets being handled */
 	struct completion released;
 	enum ib_qp_state state;
-	struct softrdma_qp_net net;
 	struct softrdma_swqe *swqe;	/* one per SQ slot */
 	struct softrdma_sge *ssge;	/* sq_max_sge per SQ slot */
 	u8 *sinline;			/* max_inline bytes per SQ slot */
+	/* Send queue progress, kept by the transport's requester. */
 	struct {
-		u32 psn;		/* next PSN to use */
 		u32 send_idx;		/* next WQE to send */
 		u32 comp_idx;		/* oldest WQE not completed */
-		u32 tx_pkt;		/* next packet of WQE send_idx - 1 */
-		u32 una_psn;		/* oldest PSN not acknowledged */
-		u32 read_off;		/* bytes of the oldest READ arrived */
-		u32 rd_atomic;		/* READs and atomics in flight */
-		u32 rnr_psn;		/* where to resume after an RNR wait */
-		bool rnr_wait;		/* the timer runs the RNR delay */
-		u8 retries;
-		u8 rnr_retries;
-		struct timer_list timer;
 	} req;
+	/* The receive WQE an arriving message is placed in. */
 	struct {
-		u32 epsn;		/* PSN expected next */
-		u32 msn;
-		bool nak_sent;
 		bool in_recv;		/* rwqe holds a SEND in progress */
-		bool in_write;		/* a WRITE in progress */
-		u32 roff;
+		u32 roff;		/* bytes of it placed */
 		struct softrdma_recv_wqe rwqe;
 		struct softrdma_sge rsge[SOFTRDMA_MAX_SGE];
-		/* Results of the last atomics, for duplicates to replay. */
-		struct softrdma_atomic_res {
-			u64 orig;
-			u32 psn;
-			bool valid;
-		} atomics[SOFTRDMA_MAX_RD_ATOMIC];
-		u32 atomic_next;
-		u64 wva;
-		u32 wrkey;
-		u32 wlen;
-		u32 woff;
-		/*
-		 * Paced output (roce/resp.c): a long READ answer goes out a batch
-		 * per tasklet run, requests that arrive meanwhile wait in
-		 * backlog, and ACKs asked for in one receive batch leave
-		 * as one.
-		 */
-		struct tasklet_struct tasklet;
-		struct sk_buff_head backlog;
-		struct softrdma_mr *rd_mr;	/* the READ being answered */
-		u64 rd_va;
-		u32 rd_len;
-		u32 rd_psn;
-		u32 rd_sent;			/* its packets sent */
-		u32 ack_psn;
-		bool rd_active;
-		bool ack_pending;
 	} resp;
 	struct softrdma_qp_attrs attrs;
 	struct list_head poll_node;	/* on the poller's list */
@@ -429,6 +379,49 @@ static inline bool softrdma_wr_is_local(u32 wr_opcode)
 	       wr_opcode == IB_WR_BIND_MW;
 }
 
+/*
+ * May the send WQE at ring index @idx go now? A local operation waits for
+ * everything before it to complete; with @in_flight READs and atomics out
+ * (of at most @limit), a fenced WQE waits and one more waits at the limit.
+ * The ring's fields are only a hint here: the copy taken decides. Caller
+ * holds qp->lock.
+ */
+static inline bool softrdma_sq_may_send(struct softrdma_qp *qp, u32 idx,
+					u32 in_flight, u32 limit)
+{
+	const struct softrdma_send_wqe *w = softrdma_ring_slot(&qp->sq, idx);
+	u32 op = READ_ONCE(w->opcode), flags = READ_ONCE(w->flags);
+
+	if (softrdma_wr_is_local(op))
+		return qp->req.comp_idx == idx;
+	if (!in_flight)
+		return true;
+	if (flags & SOFTRDMA_WQE_FENCE)
+		return false;
+	return !softrdma_wr_is_rd_atomic(op) || in_flight < limit;
+}
+
+/*
+ * Take the send WQE at ring index @idx off the ring: its header into the
+ * kernel's copy, which is returned, its length zero. @body is set to the
+ * slot's bytes after the header, still in the shared ring, for
+ * softrdma_swqe_copy_body() or softrdma_swqe_copy_atomic().
+ */
+static inline struct softrdma_swqe *softrdma_sq_take(struct softrdma_qp *qp,
+						     u32 idx, u8 **body)
+{
+	u8 *slot = softrdma_ring_slot(&qp->sq, idx);
+	struct softrdma_swqe *s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
+
+	memcpy(&s->wqe, slot, sizeof(s->wqe));
+	s->len = 0;
+	*body = slot + SOFTRDMA_SEND_WQE_HDR_SIZE;
+	return s;
+}
+
+int softrdma_qp_shadow_alloc(struct softrdma_qp *qp);
+void softrdma_qp_shadow_free(struct softrdma_qp *qp);
+void softrdma_qp_enter_err(struct softrdma_qp *qp);
 void softrdma_sq_complete(struct softrdma_qp *qp, u32 idx, u32 status);
 u32 softrdma_local_op(struct softrdma_qp *qp, struct softrdma_swqe *s);
 int softrdma_remote_inv(struct softrdma_qp *qp, u32 key);

@@ -413,6 +413,5 @@ const struct ib_device_ops softrdma_common_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, softrdma_ucontext, ibuc),
 	INIT_RDMA_OBJ_SIZE(ib_pd, softrdma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_cq, softrdma_cq, ibcq),
-	INIT_RDMA_OBJ_SIZE(ib_qp, softrdma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, softrdma_srq, ibsrq),
 };

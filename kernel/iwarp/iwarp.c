@@ -168,6 +168,13 @@ static int softrdma_iw_modify_qp(struct softrdma_qp *qp,
 	return 0;
 }
 
+/* No address vector: the connection manager's attributes only. */
+static int softrdma_iwarp_modify_attrs(struct softrdma_qp *qp,
+				       struct ib_qp_attr *attr, int mask)
+{
+	return mask & IB_QP_AV ? -EINVAL : 0;
+}
+
 static const struct ib_device_ops softrdma_iwarp_ops = {
 	.get_port_immutable = softrdma_iwarp_port_immutable,
 	.query_gid = softrdma_iwarp_query_gid,
@@ -183,6 +190,7 @@ static const struct ib_device_ops softrdma_iwarp_ops = {
 	.dealloc_mw = softrdma_dealloc_mw,
 
 	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
+	INIT_RDMA_OBJ_SIZE(ib_qp, softrdma_qp, ibqp),
 };
 
 static int softrdma_iwarp_init(void)
@@ -255,4 +263,5 @@ const struct softrdma_transport softrdma_iwarp_transport = {
 	.req_kick = softrdma_iw_req_kick,
 	.sqd_check = softrdma_iw_sqd_check,
 	.modify_qp = softrdma_iw_modify_qp,
+	.modify_attrs = softrdma_iwarp_modify_attrs,
 };

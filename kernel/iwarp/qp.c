@@ -17,10 +17,6 @@
 
 #include "iwarp.h"
 
-static void softrdma_iw_timer_noop(struct timer_list *t)
-{
-}
-
 /* Give back the page the FPDU heads and tails came from. */
 static void softrdma_iw_zc_drain(struct softrdma_iw_qp *iw)
 {
@@ -34,8 +30,6 @@ int softrdma_iw_qp_init(struct softrdma_qp *qp)
 	size_t n = qp->sq.num_slots;
 	struct softrdma_iw_qp *iw;
 
-	/* The core stops the RoCE timer on ERR and RESET: give it one. */
-	timer_setup(&qp->req.timer, softrdma_iw_timer_noop, 0);
 	iw = kzalloc(sizeof(*iw), GFP_KERNEL);
 	if (!iw)
 		return -ENOMEM;
@@ -67,7 +61,6 @@ void softrdma_iw_qp_cleanup(struct softrdma_qp *qp)
 {
 	struct softrdma_iw_qp *iw = qp->iw;
 
-	del_timer_sync(&qp->req.timer);
 	kvfree(qp->swqe);
 	kvfree(qp->ssge);
 	kvfree(qp->sinline);

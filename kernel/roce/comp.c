@@ -24,13 +24,14 @@ static u32 softrdma_comp_rnr_usecs(u8 synd)
 /* Complete in order every WQE an ACK of @psn covers; stop at a READ. */
 static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u32 next = softrdma_psn_add(psn, 1);
 
 	if (qp->req.comp_idx != qp->req.send_idx &&
 	    softrdma_psn_diff(next, softrdma_req_una(qp)) > 0) {
 		/* Progress inside a long message. */
-		qp->req.una_psn = next;
-		qp->req.retries = 0;
+		rqp->req.una_psn = next;
+		rqp->req.retries = 0;
 	}
 	while (qp->req.comp_idx != qp->req.send_idx) {
 		struct softrdma_swqe *s =
@@ -41,11 +42,11 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 			break;
 		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 		qp->req.comp_idx++;
-		qp->req.retries = 0;
-		qp->req.rnr_retries = 0;
+		rqp->req.retries = 0;
+		rqp->req.rnr_retries = 0;
 	}
 	if (qp->req.comp_idx == qp->req.send_idx)
-		del_timer(&qp->req.timer);
+		del_timer(&rqp->req.timer);
 	else
 		softrdma_req_arm_timer(qp);
 }
@@ -57,10 +58,12 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
  */
 static void softrdma_comp_rd_atomic_done(struct softrdma_qp *qp, u32 psn)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
 	softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 	qp->req.comp_idx++;
-	qp->req.retries = 0;
-	qp->req.rd_atomic--;
+	rqp->req.retries = 0;
+	rqp->req.rd_atomic--;
 	softrdma_comp_ack(qp, psn);
 }
 
@@ -99,6 +102,7 @@ static void softrdma_comp_atomic(struct softrdma_qp *qp, u32 psn, u8 *p,
 void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		       u32 psn, u8 *p, u32 paylen)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u32 pad = (flags >> SOFTRDMA_BTH_PAD_SHIFT) & 3;
 
 	struct softrdma_swqe *s;
@@ -127,7 +131,7 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		if ((synd & 0x60) == 0x20 || synd == SOFTRDMA_NAK_PSN_SEQ) {
 			/* RNR or sequence error: send again (timer paced). */
 			if ((synd & 0x60) == 0x20 && qp->attrs.rnr_retry != 7 &&
-			    qp->req.rnr_retries++ >= qp->attrs.rnr_retry) {
+			    rqp->req.rnr_retries++ >= qp->attrs.rnr_retry) {
 				softrdma_sq_complete(qp, qp->req.comp_idx,
 						     IB_WC_RNR_RETRY_EXC_ERR);
 				qp->req.comp_idx++;
@@ -138,9 +142,9 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 				/* Wait as long as the responder asked. */
 				u32 us = softrdma_comp_rnr_usecs(synd);
 
-				qp->req.rnr_wait = true;
-				qp->req.rnr_psn = psn;
-				mod_timer(&qp->req.timer, jiffies +
+				rqp->req.rnr_wait = true;
+				rqp->req.rnr_psn = psn;
+				mod_timer(&rqp->req.timer, jiffies +
 					  max(1UL, usecs_to_jiffies(us)));
 				return;
 			}
@@ -148,7 +152,7 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			 * The responder NAKs once until the gap fills, so a
 			 * new NAK means progress: restart at its PSN.
 			 */
-			qp->req.retries = 0;
+			rqp->req.retries = 0;
 			softrdma_req_resend(qp, qp->req.comp_idx, psn);
 			return;
 		}
@@ -181,7 +185,7 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	    softrdma_psn_diff(psn, s->last_psn) > 0)
 		return;
 	off = softrdma_psn_diff(psn, s->first_psn) * softrdma_mtu(qp);
-	if (off != qp->req.read_off || off + paylen > s->len)
+	if (off != rqp->req.read_off || off + paylen > s->len)
 		return;		/* out of order: the timer asks again */
 	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge,
 			      s->wqe.num_sge, off, p, paylen, true,
@@ -192,10 +196,10 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		softrdma_roce_qp_fail(qp);
 		return;
 	}
-	qp->req.read_off += paylen;
-	qp->req.retries = 0;	/* progress */
+	rqp->req.read_off += paylen;
+	rqp->req.retries = 0;	/* progress */
 	if (op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY) {
-		qp->req.read_off = 0;
+		rqp->req.read_off = 0;
 		softrdma_comp_rd_atomic_done(qp, psn);
 	}
 }

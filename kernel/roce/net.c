@@ -312,9 +312,10 @@ EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc6);
 struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 					unsigned int len)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct net_device *ndev = qp->sdev->netdev;
 	unsigned int hdr = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
-			   (qp->net.ipv6 ? sizeof(struct ipv6hdr) :
+			   (rqp->net.ipv6 ? sizeof(struct ipv6hdr) :
 					   sizeof(struct iphdr));
 	struct sk_buff *skb;
 
@@ -331,10 +332,11 @@ static struct udphdr *softrdma_roce_push_udp(struct softrdma_qp *qp,
 					     struct sk_buff *skb,
 					     unsigned int tlen)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct udphdr *udph = skb_push(skb, sizeof(*udph));
 
 	skb_reset_transport_header(skb);
-	udph->source = htons(qp->net.sport);
+	udph->source = htons(rqp->net.sport);
 	udph->dest = htons(SOFTRDMA_ROCE_PORT);
 	udph->len = htons(sizeof(*udph) + tlen + SOFTRDMA_ICRC_LEN);
 	udph->check = 0;
@@ -350,7 +352,7 @@ static void softrdma_roce_put_icrc(struct sk_buff *skb, u32 crc)
 
 static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb)
 {
-	struct softrdma_qp_net *qn = &qp->net;
+	struct softrdma_roce_net *qn = &to_rqp(qp)->net;
 	struct net *net = dev_net(qp->sdev->netdev);
 	unsigned int tlen = skb->len;
 	struct flowi4 fl4 = {
@@ -396,7 +398,7 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb)
 
 static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb)
 {
-	struct softrdma_qp_net *qn = &qp->net;
+	struct softrdma_roce_net *qn = &to_rqp(qp)->net;
 	struct net *net = dev_net(qp->sdev->netdev);
 	unsigned int tlen = skb->len, ulen;
 	struct flowi6 fl6 = {
@@ -459,7 +461,9 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb)
  */
 int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb)
 {
-	if (qp->net.ipv6)
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	if (rqp->net.ipv6)
 		return softrdma_roce_xmit6(qp, skb);
 	return softrdma_roce_xmit4(qp, skb);
 }

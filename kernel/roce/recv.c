@@ -13,6 +13,7 @@
 /* A RoCEv2 packet for us: @skb->data is the UDP header. Consumes @skb. */
 void softrdma_rx_dispatch(struct sk_buff *skb)
 {
+	struct softrdma_roce_qp *rqp;
 	struct softrdma_bth *bth;
 	struct softrdma_dev *sdev;
 	struct softrdma_qp *qp = NULL;
@@ -47,6 +48,7 @@ void softrdma_rx_dispatch(struct sk_buff *skb)
 	if (!qp)
 		goto drop;
 
+	rqp = to_rqp(qp);
 	len = skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN;
 	spin_lock_bh(&qp->lock);
 	state = READ_ONCE(qp->state);
@@ -62,14 +64,14 @@ void softrdma_rx_dispatch(struct sk_buff *skb)
 	} else if ((state == IB_QPS_RTR || state == IB_QPS_RTS ||
 		    state == IB_QPS_SQD) &&
 		   !(op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK)) {
-		if (!qp->resp.rd_active && skb_queue_empty(&qp->resp.backlog)) {
+		if (!rqp->resp.rd_active && skb_queue_empty(&rqp->resp.backlog)) {
 			softrdma_resp_rcv(qp, op, bth->flags, psn,
 					  apsn & SOFTRDMA_BTH_ACKREQ,
 					  skb->data + SOFTRDMA_BTH_LEN, len);
-		} else if (skb_queue_len(&qp->resp.backlog) <
+		} else if (skb_queue_len(&rqp->resp.backlog) <
 			   SOFTRDMA_RESP_BACKLOG) {
 			/* After the READ answer being sent: see the tasklet. */
-			__skb_queue_tail(&qp->resp.backlog, skb);
+			__skb_queue_tail(&rqp->resp.backlog, skb);
 			skb = NULL;
 		} else {
 			softrdma_count(sdev, SOFTRDMA_CNT_RX_BACKLOG_DROPS);

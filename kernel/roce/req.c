@@ -152,12 +152,13 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 /* The oldest PSN not acknowledged yet; call with WQEs in flight. */
 u32 softrdma_req_una(struct softrdma_qp *qp)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct softrdma_swqe *s =
 		&qp->swqe[qp->req.comp_idx & (qp->sq.num_slots - 1)];
 
-	if (softrdma_psn_diff(qp->req.una_psn, s->first_psn) > 0 &&
-	    softrdma_psn_diff(qp->req.una_psn, s->last_psn) <= 0)
-		return qp->req.una_psn;
+	if (softrdma_psn_diff(rqp->req.una_psn, s->first_psn) > 0 &&
+	    softrdma_psn_diff(rqp->req.una_psn, s->last_psn) <= 0)
+		return rqp->req.una_psn;
 	return s->first_psn;
 }
 
@@ -171,20 +172,23 @@ static bool softrdma_req_window_open(struct softrdma_qp *qp, u32 psn)
 /* Is the WQE at send_idx - 1 only partly sent (the window was full)? */
 static bool softrdma_req_partial(struct softrdma_qp *qp)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u32 last = qp->req.send_idx - 1;
 
 	return qp->req.comp_idx != qp->req.send_idx &&
-	       qp->req.tx_pkt < qp->swqe[last & (qp->sq.num_slots - 1)].npkts;
+	       rqp->req.tx_pkt < qp->swqe[last & (qp->sq.num_slots - 1)].npkts;
 }
 
 void softrdma_req_arm_timer(struct softrdma_qp *qp)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
 	/* 4.096 us * 2^timeout; 0 means infinite. */
 	u8 t = qp->attrs.timeout;
 
-	if (!t || qp->req.rnr_wait)
+	if (!t || rqp->req.rnr_wait)
 		return;
-	mod_timer(&qp->req.timer, jiffies +
+	mod_timer(&rqp->req.timer, jiffies +
 		  max_t(unsigned long, 1,
 			nsecs_to_jiffies(4096ULL << min_t(u8, t, 31))));
 }
@@ -195,6 +199,7 @@ void softrdma_req_arm_timer(struct softrdma_qp *qp)
  */
 void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u32 idx, pkt;
 
 	for (idx = from; idx != qp->req.send_idx; idx++) {
@@ -207,12 +212,12 @@ void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 			pkt = softrdma_psn_diff(psn, s->first_psn);
 		for (; pkt < s->npkts; pkt++) {
 			if (idx + 1 == qp->req.send_idx &&
-			    pkt >= qp->req.tx_pkt)
+			    pkt >= rqp->req.tx_pkt)
 				break;	/* not sent yet: req_run sends it */
 			if (s->wqe.opcode == IB_WR_RDMA_READ) {
 				/* Ask only for the responses still missing. */
 				if (idx == qp->req.comp_idx)
-					pkt = qp->req.read_off / softrdma_mtu(qp);
+					pkt = rqp->req.read_off / softrdma_mtu(qp);
 				softrdma_req_xmit(qp, idx, pkt);
 				break;
 			}
@@ -225,64 +230,52 @@ void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 
 void softrdma_req_timeout(struct timer_list *t)
 {
-	struct softrdma_qp *qp = from_timer(qp, t, req.timer);
+	struct softrdma_roce_qp *rqp = from_timer(rqp, t, req.timer);
+	struct softrdma_qp *qp = &rqp->qp;
 
 	spin_lock_bh(&qp->lock);
 	if ((READ_ONCE(qp->state) != IB_QPS_RTS &&
 	     READ_ONCE(qp->state) != IB_QPS_SQD) ||
 	    qp->req.comp_idx == qp->req.send_idx)
 		goto out;
-	if (qp->req.rnr_wait) {
+	if (rqp->req.rnr_wait) {
 		/* The RNR delay is over: not a retry of retry_cnt's. */
-		qp->req.rnr_wait = false;
-		softrdma_req_resend(qp, qp->req.comp_idx, qp->req.rnr_psn);
+		rqp->req.rnr_wait = false;
+		softrdma_req_resend(qp, qp->req.comp_idx, rqp->req.rnr_psn);
 		goto out;
 	}
-	if (qp->req.retries >= qp->attrs.retry_cnt) {
+	if (rqp->req.retries >= qp->attrs.retry_cnt) {
 		softrdma_sq_complete(qp, qp->req.comp_idx,
 				     IB_WC_RETRY_EXC_ERR);
 		qp->req.comp_idx++;
 		softrdma_roce_qp_fail(qp);
 		goto out;
 	}
-	qp->req.retries++;
+	rqp->req.retries++;
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_RETRANSMITS);
 	softrdma_req_resend(qp, qp->req.comp_idx, softrdma_req_una(qp));
 out:
 	spin_unlock_bh(&qp->lock);
 }
 
-/*
- * May the WQE at @idx go now? Not while max_rd_atomic READs and atomics
- * are in flight if it is one more, nor past a fence while any is.
- */
+/* May the WQE at @idx go now (max_rd_atomic, fences, local operations)? */
 static bool softrdma_req_may_send(struct softrdma_qp *qp, u32 idx)
 {
-	const struct softrdma_send_wqe *w = softrdma_ring_slot(&qp->sq, idx);
-	u32 op = READ_ONCE(w->opcode), flags = READ_ONCE(w->flags);
-
-	/* A local operation waits for everything before it to complete. */
-	if (softrdma_wr_is_local(op))
-		return qp->req.comp_idx == idx;
-	if (!qp->req.rd_atomic)
-		return true;
-	if (flags & SOFTRDMA_WQE_FENCE)
-		return false;
-	return !softrdma_wr_is_rd_atomic(op) ||
-	       qp->req.rd_atomic < max_t(u32, qp->attrs.max_rd_atomic, 1);
+	return softrdma_sq_may_send(qp, idx, to_rqp(qp)->req.rd_atomic,
+				    max_t(u32, qp->attrs.max_rd_atomic, 1));
 }
 
 /* Take a new WQE off the ring into the kernel's copy. Return: WC status. */
 static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u32 slot = idx & (qp->sq.num_slots - 1);
-	struct softrdma_swqe *s = &qp->swqe[slot];
-	u8 *body = (u8 *)softrdma_ring_slot(&qp->sq, idx) + SOFTRDMA_SEND_WQE_HDR_SIZE;
 	u32 mtu = softrdma_mtu(qp), status;
+	struct softrdma_swqe *s;
+	u8 *body;
 	u64 len;
 
-	memcpy(&s->wqe, softrdma_ring_slot(&qp->sq, idx), sizeof(s->wqe));
-	s->len = 0;
+	s = softrdma_sq_take(qp, idx, &body);
 	switch (s->wqe.opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
@@ -314,14 +307,14 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 	s->len = len;
 sized:
 	if (softrdma_wr_is_rd_atomic(s->wqe.opcode))
-		qp->req.rd_atomic++;
+		rqp->req.rd_atomic++;
 	/* An atomic's 8 bytes, like a zero-length message, take one packet. */
 	s->npkts = max_t(u32, DIV_ROUND_UP(s->len, mtu), 1);
-	s->first_psn = qp->req.psn;
+	s->first_psn = rqp->req.psn;
 	if (qp->req.comp_idx == idx)
-		qp->req.una_psn = s->first_psn;
-	s->last_psn = softrdma_psn_add(qp->req.psn, s->npkts - 1);
-	qp->req.psn = softrdma_psn_add(qp->req.psn, s->npkts);
+		rqp->req.una_psn = s->first_psn;
+	s->last_psn = softrdma_psn_add(rqp->req.psn, s->npkts - 1);
+	rqp->req.psn = softrdma_psn_add(rqp->req.psn, s->npkts);
 	return IB_WC_SUCCESS;
 }
 
@@ -359,6 +352,7 @@ static bool softrdma_req_doorbell(struct softrdma_qp *qp)
  */
 void softrdma_req_run(struct softrdma_qp *qp)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
 	bool sent = false;
 	u32 prod, pkt;
@@ -386,7 +380,7 @@ again:
 				break;
 			status = softrdma_req_take(qp, idx);
 			qp->req.send_idx++;
-			qp->req.tx_pkt = 0;
+			rqp->req.tx_pkt = 0;
 			s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
 			if (status == IB_WC_SUCCESS &&
 			    softrdma_wr_is_local(s->wqe.opcode)) {
@@ -410,7 +404,7 @@ again:
 		}
 		idx = qp->req.send_idx - 1;
 		s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
-		for (pkt = qp->req.tx_pkt; pkt < s->npkts; pkt++) {
+		for (pkt = rqp->req.tx_pkt; pkt < s->npkts; pkt++) {
 			int err;
 
 			if (!softrdma_req_window_open(qp,
@@ -427,9 +421,9 @@ again:
 				return;
 			}
 			sent = true;
-			qp->req.tx_pkt = pkt + 1;
+			rqp->req.tx_pkt = pkt + 1;
 			if (s->wqe.opcode == IB_WR_RDMA_READ) {
-				qp->req.tx_pkt = s->npkts;
+				rqp->req.tx_pkt = s->npkts;
 				break;
 			}
 		}
@@ -439,7 +433,7 @@ window_full:
 		goto again;
 	/* New packets need the timer; an idle pass must not push it back. */
 	if (qp->req.comp_idx != qp->req.send_idx &&
-	    (sent || !timer_pending(&qp->req.timer)))
+	    (sent || !timer_pending(&rqp->req.timer)))
 		softrdma_req_arm_timer(qp);
 }
 

@@ -20,6 +20,7 @@
 /* Send an ACK (or NAK, per @synd) for @psn, now. */
 static void softrdma_resp_send_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct softrdma_aeth *aeth;
 	struct sk_buff *skb;
 
@@ -29,17 +30,19 @@ static void softrdma_resp_send_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
 	softrdma_bth_fill((struct softrdma_bth *)skb->data, RC_ACK, 0,
 			  qp->attrs.dest_qp_num, psn, false);
 	aeth = (struct softrdma_aeth *)(skb->data + SOFTRDMA_BTH_LEN);
-	aeth->smsn = htonl((u32)synd << 24 | (qp->resp.msn & SOFTRDMA_PSN_MASK));
+	aeth->smsn = htonl((u32)synd << 24 | (rqp->resp.msn & SOFTRDMA_PSN_MASK));
 	softrdma_roce_xmit(qp, skb);
 }
 
 /* Send the ACK requests of the last receive batch asked for, if due. */
 static void softrdma_resp_flush_ack(struct softrdma_qp *qp)
 {
-	if (!qp->resp.ack_pending)
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	if (!rqp->resp.ack_pending)
 		return;
-	qp->resp.ack_pending = false;
-	softrdma_resp_send_ack(qp, qp->resp.ack_psn,
+	rqp->resp.ack_pending = false;
+	softrdma_resp_send_ack(qp, rqp->resp.ack_psn,
 			       SOFTRDMA_AETH_ACK_NO_CREDIT);
 }
 
@@ -57,18 +60,21 @@ static void softrdma_resp_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
  */
 static void softrdma_resp_ack_later(struct softrdma_qp *qp, u32 psn)
 {
-	qp->resp.ack_psn = psn;
-	if (qp->resp.ack_pending) {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	rqp->resp.ack_psn = psn;
+	if (rqp->resp.ack_pending) {
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_ACKS_COALESCED);
 		return;
 	}
-	qp->resp.ack_pending = true;
-	tasklet_schedule(&qp->resp.tasklet);
+	rqp->resp.ack_pending = true;
+	tasklet_schedule(&rqp->resp.tasklet);
 }
 
 /* Send an atomic acknowledge of @psn carrying @orig. */
 static void softrdma_resp_atomic_ack(struct softrdma_qp *qp, u32 psn, u64 orig)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct softrdma_atomic_ack_eth *ack;
 	struct softrdma_aeth *aeth;
 	struct sk_buff *skb;
@@ -82,7 +88,7 @@ static void softrdma_resp_atomic_ack(struct softrdma_qp *qp, u32 psn, u64 orig)
 			  qp->attrs.dest_qp_num, psn, false);
 	aeth = (struct softrdma_aeth *)(skb->data + SOFTRDMA_BTH_LEN);
 	aeth->smsn = htonl((u32)SOFTRDMA_AETH_ACK_NO_CREDIT << 24 |
-			   (qp->resp.msn & SOFTRDMA_PSN_MASK));
+			   (rqp->resp.msn & SOFTRDMA_PSN_MASK));
 	ack = (struct softrdma_atomic_ack_eth *)(aeth + 1);
 	ack->orig = cpu_to_be64(orig);
 	softrdma_roce_xmit(qp, skb);
@@ -95,6 +101,7 @@ static void softrdma_resp_atomic_ack(struct softrdma_qp *qp, u32 psn, u64 orig)
 static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 			       u32 len)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct softrdma_atomic_eth ae;
 	struct softrdma_atomic_res *res;
 	struct softrdma_mr *mr;
@@ -119,13 +126,13 @@ static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 	softrdma_mr_put(mr);
 	if (err)
 		return SOFTRDMA_NAK_INVALID_REQ;
-	res = &qp->resp.atomics[qp->resp.atomic_next++ %
-				ARRAY_SIZE(qp->resp.atomics)];
+	res = &rqp->resp.atomics[rqp->resp.atomic_next++ %
+				ARRAY_SIZE(rqp->resp.atomics)];
 	res->psn = psn;
 	res->orig = orig;
 	res->valid = true;
 	softrdma_resp_flush_ack(qp);
-	qp->resp.msn++;
+	rqp->resp.msn++;
 	softrdma_resp_atomic_ack(qp, psn, orig);
 	return 0;
 }
@@ -133,10 +140,11 @@ static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 /* A repeated atomic: answer with the result it had, never execute again. */
 static void softrdma_resp_reatomic(struct softrdma_qp *qp, u32 psn)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u32 i;
 
-	for (i = 0; i < ARRAY_SIZE(qp->resp.atomics); i++) {
-		struct softrdma_atomic_res *res = &qp->resp.atomics[i];
+	for (i = 0; i < ARRAY_SIZE(rqp->resp.atomics); i++) {
+		struct softrdma_atomic_res *res = &rqp->resp.atomics[i];
 
 		if (res->valid && res->psn == psn) {
 			softrdma_resp_atomic_ack(qp, psn, res->orig);
@@ -153,11 +161,12 @@ static void softrdma_resp_reatomic(struct softrdma_qp *qp, u32 psn)
  */
 static void softrdma_resp_read_more(struct softrdma_qp *qp)
 {
-	u32 mtu = softrdma_mtu(qp), len = qp->resp.rd_len;
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u32 mtu = softrdma_mtu(qp), len = rqp->resp.rd_len;
 	u32 npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
-	u32 end = min(npkts, qp->resp.rd_sent + SOFTRDMA_RESP_BATCH), i;
+	u32 end = min(npkts, rqp->resp.rd_sent + SOFTRDMA_RESP_BATCH), i;
 
-	for (i = qp->resp.rd_sent; i < end; i++) {
+	for (i = rqp->resp.rd_sent; i < end; i++) {
 		u32 paylen = min(len - i * mtu, mtu), pad = -paylen & 3;
 		bool first = i == 0, last = i + 1 == npkts;
 		bool aeth = first || last;
@@ -174,27 +183,27 @@ static void softrdma_resp_read_more(struct softrdma_qp *qp)
 		softrdma_bth_fill((struct softrdma_bth *)skb->data, op,
 				  pad << SOFTRDMA_BTH_PAD_SHIFT,
 				  qp->attrs.dest_qp_num,
-				  softrdma_psn_add(qp->resp.rd_psn, i), false);
+				  softrdma_psn_add(rqp->resp.rd_psn, i), false);
 		if (aeth) {
 			struct softrdma_aeth *a = (struct softrdma_aeth *)
 				(skb->data + SOFTRDMA_BTH_LEN);
 
 			a->smsn = htonl((u32)SOFTRDMA_AETH_ACK_NO_CREDIT << 24 |
-					(qp->resp.msn & SOFTRDMA_PSN_MASK));
+					(rqp->resp.msn & SOFTRDMA_PSN_MASK));
 		}
 		if (paylen)
-			softrdma_mr_copy(qp->resp.rd_mr,
-					 qp->resp.rd_va + (u64)i * mtu,
+			softrdma_mr_copy(rqp->resp.rd_mr,
+					 rqp->resp.rd_va + (u64)i * mtu,
 					 skb->data + hlen, paylen, false);
 		memset(skb->data + hlen + paylen, 0, pad);
 		softrdma_roce_xmit(qp, skb);
 	}
-	qp->resp.rd_sent = end;
+	rqp->resp.rd_sent = end;
 	if (end == npkts) {
-		qp->resp.rd_active = false;
-		if (qp->resp.rd_mr)
-			softrdma_mr_put(qp->resp.rd_mr);
-		qp->resp.rd_mr = NULL;
+		rqp->resp.rd_active = false;
+		if (rqp->resp.rd_mr)
+			softrdma_mr_put(rqp->resp.rd_mr);
+		rqp->resp.rd_mr = NULL;
 	}
 }
 
@@ -206,16 +215,18 @@ static void softrdma_resp_read_more(struct softrdma_qp *qp)
 static void softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_mr *mr,
 			       u64 va, u32 len, u32 psn)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
 	softrdma_resp_flush_ack(qp);
-	qp->resp.rd_mr = mr;
-	qp->resp.rd_va = va;
-	qp->resp.rd_len = len;
-	qp->resp.rd_psn = psn;
-	qp->resp.rd_sent = 0;
-	qp->resp.rd_active = true;
+	rqp->resp.rd_mr = mr;
+	rqp->resp.rd_va = va;
+	rqp->resp.rd_len = len;
+	rqp->resp.rd_psn = psn;
+	rqp->resp.rd_sent = 0;
+	rqp->resp.rd_active = true;
 	softrdma_resp_read_more(qp);
-	if (qp->resp.rd_active)
-		tasklet_schedule(&qp->resp.tasklet);
+	if (rqp->resp.rd_active)
+		tasklet_schedule(&rqp->resp.tasklet);
 }
 
 /* Answer a repeated READ request again (no change to epsn or MSN). */
@@ -271,7 +282,8 @@ static void softrdma_resp_complete_inv(struct softrdma_qp *qp, u32 byte_len,
 void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		       u32 psn, bool ackreq, u8 *p, u32 len)
 {
-	s32 d = softrdma_psn_diff(psn, qp->resp.epsn);
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	s32 d = softrdma_psn_diff(psn, rqp->resp.epsn);
 	bool send = op <= RC_SEND_ONLY_IMM || op == RC_SEND_LAST_INV ||
 		    op == RC_SEND_ONLY_INV;
 	bool inv = op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV;
@@ -293,11 +305,11 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	int err;
 
 	if (d > 0) {
-		if (!qp->resp.nak_sent) {
-			qp->resp.nak_sent = true;
+		if (!rqp->resp.nak_sent) {
+			rqp->resp.nak_sent = true;
 			softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
 			/* Its PSN is the one expected: the next to resend. */
-			softrdma_resp_ack(qp, qp->resp.epsn,
+			softrdma_resp_ack(qp, rqp->resp.epsn,
 					  SOFTRDMA_NAK_PSN_SEQ);
 		}
 		return;
@@ -315,12 +327,12 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	if (d < 0) {
 		/* A duplicate: acknowledge again what we have. */
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_DUPLICATES);
-		softrdma_resp_ack(qp, softrdma_psn_add(qp->resp.epsn,
+		softrdma_resp_ack(qp, softrdma_psn_add(rqp->resp.epsn,
 						       SOFTRDMA_PSN_MASK),
 				  SOFTRDMA_AETH_ACK_NO_CREDIT);
 		return;
 	}
-	qp->resp.nak_sent = false;
+	rqp->resp.nak_sent = false;
 
 	/* max_dest_rd_atomic 0: no resources for READs or atomics at all. */
 	if ((op == RC_READ_REQUEST || op == RC_CMP_SWAP ||
@@ -334,7 +346,7 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			goto nak_access;
 		if (synd)
 			goto nak_invalid;
-		qp->resp.epsn = softrdma_psn_add(psn, 1);
+		rqp->resp.epsn = softrdma_psn_add(psn, 1);
 		return;
 	}
 
@@ -369,9 +381,9 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		if (!mr && rlen)
 			goto nak_access;
 		softrdma_resp_flush_ack(qp);
-		qp->resp.msn++;
+		rqp->resp.msn++;
 		softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
-		qp->resp.epsn = softrdma_psn_add(psn, npkts);
+		rqp->resp.epsn = softrdma_psn_add(psn, npkts);
 		return;
 	}
 
@@ -381,7 +393,7 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
 			/* The rest of the message is dropped, not NAKed. */
-			qp->resp.nak_sent = true;
+			rqp->resp.nak_sent = true;
 			return;
 		}
 		if (!qp->resp.in_recv)
@@ -418,61 +430,61 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			}
 			softrdma_resp_complete_inv(qp, qp->resp.roff, rkey,
 						   flags & SOFTRDMA_BTH_SE);
-			qp->resp.msn++;
+			rqp->resp.msn++;
 		} else if (last) {
 			softrdma_resp_complete_recv(qp, IB_WC_SUCCESS,
 						    IB_WC_RECV,
 						    qp->resp.roff, imm, immdt,
 						    flags & SOFTRDMA_BTH_SE);
-			qp->resp.msn++;
+			rqp->resp.msn++;
 		}
 	} else if (op >= RC_WRITE_FIRST && op <= RC_WRITE_ONLY_IMM) {
 		if (first) {
 			if (!(qp->attrs.access & IB_ACCESS_REMOTE_WRITE))
 				goto nak_access;
-			qp->resp.wva = be64_to_cpu(reth.va);
-			qp->resp.wrkey = ntohl(reth.rkey);
-			qp->resp.wlen = ntohl(reth.len);
-			qp->resp.woff = 0;
-			qp->resp.in_write = true;
+			rqp->resp.wva = be64_to_cpu(reth.va);
+			rqp->resp.wrkey = ntohl(reth.rkey);
+			rqp->resp.wlen = ntohl(reth.len);
+			rqp->resp.woff = 0;
+			rqp->resp.in_write = true;
 		}
-		if (!qp->resp.in_write ||
-		    qp->resp.woff + paylen > qp->resp.wlen)
+		if (!rqp->resp.in_write ||
+		    rqp->resp.woff + paylen > rqp->resp.wlen)
 			goto nak_invalid;
 		if (imm && !softrdma_recv_take(qp)) {
 			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
 			/* The rest of the message is dropped, not NAKed. */
-			qp->resp.nak_sent = true;
+			rqp->resp.nak_sent = true;
 			return;
 		}
 		if (paylen) {
-			mr = softrdma_rkey_get(qp, qp->resp.wrkey,
-					       qp->resp.wva + qp->resp.woff,
+			mr = softrdma_rkey_get(qp, rqp->resp.wrkey,
+					       rqp->resp.wva + rqp->resp.woff,
 					       paylen, IB_ACCESS_REMOTE_WRITE,
 					       &err);
 			if (!mr)
 				goto nak_access;
-			softrdma_mr_copy(mr, qp->resp.wva + qp->resp.woff, p,
+			softrdma_mr_copy(mr, rqp->resp.wva + rqp->resp.woff, p,
 					 paylen, true);
 			softrdma_mr_put(mr);
 		}
-		qp->resp.woff += paylen;
+		rqp->resp.woff += paylen;
 		if (last) {
-			qp->resp.in_write = false;
+			rqp->resp.in_write = false;
 			if (imm)
 				softrdma_resp_complete_recv(qp, IB_WC_SUCCESS,
 							    IB_WC_RECV_RDMA_WITH_IMM,
-							    qp->resp.wlen, true,
+							    rqp->resp.wlen, true,
 							    immdt,
 							    flags & SOFTRDMA_BTH_SE);
-			qp->resp.msn++;
+			rqp->resp.msn++;
 		}
 	} else {
 		goto nak_invalid;
 	}
-	qp->resp.epsn = softrdma_psn_add(psn, 1);
+	rqp->resp.epsn = softrdma_psn_add(psn, 1);
 	if (ackreq)
 		softrdma_resp_ack_later(qp, psn);
 	return;
@@ -506,7 +518,8 @@ static void softrdma_resp_rcv_skb(struct softrdma_qp *qp, struct sk_buff *skb)
  */
 void softrdma_resp_tasklet(struct tasklet_struct *t)
 {
-	struct softrdma_qp *qp = from_tasklet(qp, t, resp.tasklet);
+	struct softrdma_roce_qp *rqp = from_tasklet(rqp, t, resp.tasklet);
+	struct softrdma_qp *qp = &rqp->qp;
 	enum ib_qp_state state;
 	struct sk_buff *skb;
 
@@ -517,14 +530,14 @@ void softrdma_resp_tasklet(struct tasklet_struct *t)
 		softrdma_resp_stop(qp);
 		goto out;
 	}
-	if (qp->resp.rd_active)
+	if (rqp->resp.rd_active)
 		softrdma_resp_read_more(qp);
-	while (!qp->resp.rd_active &&
-	       (skb = __skb_dequeue(&qp->resp.backlog))) {
+	while (!rqp->resp.rd_active &&
+	       (skb = __skb_dequeue(&rqp->resp.backlog))) {
 		softrdma_resp_rcv_skb(qp, skb);
 		kfree_skb(skb);
 	}
-	if (qp->resp.rd_active)
+	if (rqp->resp.rd_active)
 		tasklet_schedule(t);
 	else
 		softrdma_resp_flush_ack(qp);
@@ -541,10 +554,12 @@ out:
  */
 void softrdma_resp_stop(struct softrdma_qp *qp)
 {
-	qp->resp.rd_active = false;
-	if (qp->resp.rd_mr)
-		softrdma_mr_put(qp->resp.rd_mr);
-	qp->resp.rd_mr = NULL;
-	__skb_queue_purge(&qp->resp.backlog);
-	qp->resp.ack_pending = false;
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	rqp->resp.rd_active = false;
+	if (rqp->resp.rd_mr)
+		softrdma_mr_put(rqp->resp.rd_mr);
+	rqp->resp.rd_mr = NULL;
+	__skb_queue_purge(&rqp->resp.backlog);
+	rqp->resp.ack_pending = false;
 }

@@ -28,6 +28,8 @@ static const struct ib_device_ops softrdma_roce_ops = {
 	.dealloc_mw = softrdma_dealloc_mw,
 
 	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
+	/* The QP's RoCE state follows the core's: see roce.h. */
+	INIT_RDMA_OBJ_SIZE(ib_qp, softrdma_roce_qp, qp.ibqp),
 };
 
 static void softrdma_roce_query_device(struct softrdma_dev *sdev,
@@ -40,6 +42,7 @@ static void softrdma_roce_query_device(struct softrdma_dev *sdev,
 static int softrdma_qp_set_route(struct softrdma_qp *qp,
 				 const struct rdma_ah_attr *ah)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	const struct ib_gid_attr *sgid = ah->grh.sgid_attr;
 	const union ib_gid *dgid = &ah->grh.dgid;
 	bool s4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
@@ -50,13 +53,13 @@ static int softrdma_qp_set_route(struct softrdma_qp *qp,
 	/* Both IPv4 (v4-mapped GIDs) or both IPv6. */
 	if (s4 != d4)
 		return -EINVAL;
-	qp->net.ipv6 = !s4;
+	rqp->net.ipv6 = !s4;
 	if (s4) {
-		memcpy(&qp->net.saddr4, &sgid->gid.raw[12], 4);
-		memcpy(&qp->net.daddr4, &dgid->raw[12], 4);
+		memcpy(&rqp->net.saddr4, &sgid->gid.raw[12], 4);
+		memcpy(&rqp->net.daddr4, &dgid->raw[12], 4);
 	} else {
-		memcpy(&qp->net.saddr6, sgid->gid.raw, sizeof(qp->net.saddr6));
-		memcpy(&qp->net.daddr6, dgid->raw, sizeof(qp->net.daddr6));
+		memcpy(&rqp->net.saddr6, sgid->gid.raw, sizeof(rqp->net.saddr6));
+		memcpy(&rqp->net.daddr6, dgid->raw, sizeof(rqp->net.daddr6));
 	}
 	return 0;
 }
@@ -78,51 +81,48 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 					enum ib_qp_state cur,
 					enum ib_qp_state next)
 {
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
 	if (mask & IB_QP_DEST_QPN) {
 		/* Per-QP UDP source port: entropy for ECMP, from 0xc000. */
 		u32 h = qp->ibqp.qp_num ^ (qp->attrs.dest_qp_num << 8);
 
-		qp->net.sport = 0xc000 | hash_32(h, 14);
+		rqp->net.sport = 0xc000 | hash_32(h, 14);
 	}
 	if (next == IB_QPS_RTR && cur == IB_QPS_INIT) {
-		qp->resp.epsn = qp->attrs.rq_psn;
-		qp->resp.msn = 0;
-		qp->resp.in_recv = false;
-		qp->resp.in_write = false;
-		qp->resp.nak_sent = false;
-		memset(qp->resp.atomics, 0, sizeof(qp->resp.atomics));
-		qp->resp.atomic_next = 0;
+		rqp->resp.epsn = qp->attrs.rq_psn;
+		rqp->resp.msn = 0;
+		rqp->resp.in_write = false;
+		rqp->resp.nak_sent = false;
+		memset(rqp->resp.atomics, 0, sizeof(rqp->resp.atomics));
+		rqp->resp.atomic_next = 0;
 	}
 	if (next == IB_QPS_RTS && cur == IB_QPS_RTR) {
-		qp->req.psn = qp->attrs.sq_psn;
-		qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
-		qp->req.comp_idx = qp->req.send_idx;
-		qp->req.retries = 0;
-		qp->req.rnr_retries = 0;
-		qp->req.read_off = 0;
-		qp->req.rd_atomic = 0;
-		qp->req.rnr_wait = false;
+		rqp->req.psn = qp->attrs.sq_psn;
+		rqp->req.retries = 0;
+		rqp->req.rnr_retries = 0;
+		rqp->req.read_off = 0;
+		rqp->req.rd_atomic = 0;
+		rqp->req.rnr_wait = false;
 	}
 }
 
 /* Out of RTS: the retransmission and RNR timer stops too. */
 static void softrdma_roce_qp_stop_sync(struct softrdma_qp *qp)
 {
-	del_timer_sync(&qp->req.timer);
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	del_timer_sync(&rqp->req.timer);
 }
 
 /* Move the QP to the error state from the data path; flush it. */
 void softrdma_roce_qp_fail(struct softrdma_qp *qp)
 {
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
-	softrdma_qp_need_wakeup(qp);
-	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
-	softrdma_qp_flush(qp);
-	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
-	qp->req.comp_idx = qp->req.send_idx;
-	qp->req.rd_atomic = 0;
-	qp->req.rnr_wait = false;
-	qp->resp.in_recv = false;
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	softrdma_qp_enter_err(qp);
+	rqp->req.rd_atomic = 0;
+	rqp->req.rnr_wait = false;
 	softrdma_resp_stop(qp);
 }
 
@@ -130,32 +130,26 @@ static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp);
 
 static int softrdma_roce_qp_init(struct softrdma_qp *qp)
 {
-	size_t n = qp->sq.num_slots;
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	int ret;
 
-	tasklet_setup(&qp->resp.tasklet, softrdma_resp_tasklet);
-	skb_queue_head_init(&qp->resp.backlog);
-	timer_setup(&qp->req.timer, softrdma_req_timeout, 0);
-	qp->swqe = kvcalloc(n, sizeof(*qp->swqe), GFP_KERNEL);
-	qp->ssge = kvcalloc(n * qp->sq_max_sge, sizeof(*qp->ssge), GFP_KERNEL);
-	qp->sinline = kvzalloc(n * qp->max_inline, GFP_KERNEL);
-	if (!qp->swqe || !qp->ssge || !qp->sinline) {
+	tasklet_setup(&rqp->resp.tasklet, softrdma_resp_tasklet);
+	skb_queue_head_init(&rqp->resp.backlog);
+	timer_setup(&rqp->req.timer, softrdma_req_timeout, 0);
+	ret = softrdma_qp_shadow_alloc(qp);
+	if (ret)
 		softrdma_roce_qp_cleanup(qp);
-		return -ENOMEM;
-	}
-	return 0;
+	return ret;
 }
 
 static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
 {
-	del_timer_sync(&qp->req.timer);
-	tasklet_kill(&qp->resp.tasklet);
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	del_timer_sync(&rqp->req.timer);
+	tasklet_kill(&rqp->resp.tasklet);
 	softrdma_resp_stop(qp);
-	kvfree(qp->swqe);
-	kvfree(qp->ssge);
-	kvfree(qp->sinline);
-	qp->swqe = NULL;
-	qp->ssge = NULL;
-	qp->sinline = NULL;
+	softrdma_qp_shadow_free(qp);
 }
 
 const struct softrdma_transport softrdma_roce_transport = {

@@ -7,6 +7,7 @@
 #define SOFTRDMA_ROCE_H
 
 #include <linux/build_bug.h>
+#include <linux/in6.h>
 #include <linux/types.h>
 #include <asm/byteorder.h>
 
@@ -172,6 +173,79 @@ static inline u8 softrdma_aeth_syndrome(const struct softrdma_aeth *aeth)
 static inline u32 softrdma_aeth_msn(const struct softrdma_aeth *aeth)
 {
 	return ntohl(aeth->smsn) & SOFTRDMA_PSN_MASK;
+}
+
+/* Where a connected QP's packets go (RoCEv2 over IPv4 or IPv6). */
+struct softrdma_roce_net {
+	bool ipv6;		/* the v6 addresses, else the v4 ones */
+	__be32 saddr4;
+	__be32 daddr4;
+	struct in6_addr saddr6;
+	struct in6_addr daddr6;
+	u16 sport;
+};
+
+/* A result of an atomic, for a duplicate of its request to replay. */
+struct softrdma_atomic_res {
+	u64 orig;
+	u32 psn;
+	bool valid;
+};
+
+/*
+ * A RoCE QP: the core's QP, then the RC requester's and responder's state
+ * and the route. ib_core allocates it (softrdma_roce_ops' object size), so
+ * the core's QP must stay first.
+ */
+struct softrdma_roce_qp {
+	struct softrdma_qp qp;
+	struct softrdma_roce_net net;
+	struct {
+		u32 psn;		/* next PSN to use */
+		u32 tx_pkt;		/* next packet of WQE send_idx - 1 */
+		u32 una_psn;		/* oldest PSN not acknowledged */
+		u32 read_off;		/* bytes of the oldest READ arrived */
+		u32 rd_atomic;		/* READs and atomics in flight */
+		u32 rnr_psn;		/* where to resume after an RNR wait */
+		bool rnr_wait;		/* the timer runs the RNR delay */
+		u8 retries;
+		u8 rnr_retries;
+		struct timer_list timer;
+	} req;
+	struct {
+		u32 epsn;		/* PSN expected next */
+		u32 msn;
+		bool nak_sent;
+		bool in_write;		/* a WRITE in progress */
+		/* Results of the last atomics, for duplicates to replay. */
+		struct softrdma_atomic_res atomics[SOFTRDMA_MAX_RD_ATOMIC];
+		u32 atomic_next;
+		u64 wva;
+		u32 wrkey;
+		u32 wlen;
+		u32 woff;
+		/*
+		 * Paced output (resp.c): a long READ answer goes out a batch
+		 * per tasklet run, requests that arrive meanwhile wait in
+		 * backlog, and ACKs asked for in one receive batch leave
+		 * as one.
+		 */
+		struct tasklet_struct tasklet;
+		struct sk_buff_head backlog;
+		struct softrdma_mr *rd_mr;	/* the READ being answered */
+		u64 rd_va;
+		u32 rd_len;
+		u32 rd_psn;
+		u32 rd_sent;			/* its packets sent */
+		u32 ack_psn;
+		bool rd_active;
+		bool ack_pending;
+	} resp;
+};
+
+static inline struct softrdma_roce_qp *to_rqp(struct softrdma_qp *qp)
+{
+	return container_of(qp, struct softrdma_roce_qp, qp);
 }
 
 /* The QP's path MTU in bytes. */
