@@ -157,12 +157,8 @@ extern "C" void softrdma_bind_mw_hdr(struct softrdma_wr_hdr *h, uint32_t mw_rkey
 {
 	const softrdma_wr_hdr b = softrdma::bind_mw_hdr(mw_rkey, new_rkey, *info, type1);
 	h->opcode = b.opcode;
-	h->imm_data = b.imm_data;
-	h->rkey = b.rkey;
-	h->remote_addr = b.remote_addr;
-	h->compare_add = b.compare_add;
-	h->swap = b.swap;
 	h->wqe_flags = b.wqe_flags;
+	h->bind_mw = b.bind_mw;
 }
 
 // The lock taken here is released by softrdma_qp_wr_complete or _abort.

@@ -80,12 +80,12 @@ softrdma_wr_hdr bind_mw_hdr(std::uint32_t mw_rkey, std::uint32_t new_rkey,
 {
 	softrdma_wr_hdr h{};
 	h.opcode = IBV_WR_BIND_MW;
-	h.imm_data = mw_rkey;
-	h.rkey = new_rkey;
-	h.remote_addr = info.addr;
-	h.compare_add = info.length;
-	const std::uint32_t lkey = info.mr ? info.mr->lkey : 0;
-	h.swap = static_cast<std::uint64_t>(info.mw_access_flags) << 32 | lkey;
+	h.bind_mw.mw_rkey = mw_rkey;
+	h.bind_mw.new_rkey = new_rkey;
+	h.bind_mw.addr = info.addr;
+	h.bind_mw.length = info.length;
+	h.bind_mw.mr_lkey = info.mr ? info.mr->lkey : 0;
+	h.bind_mw.access = info.mw_access_flags;
 	h.wqe_flags = type1 ? SOFTRDMA_WQE_BIND_TYPE1 : 0;
 	return h;
 }
@@ -161,11 +161,15 @@ void SendQueue::begin(const softrdma_wr_hdr &wr) noexcept
 	if (wr.send_flags & IBV_SEND_FENCE)
 		hdr.flags |= SOFTRDMA_WQE_FENCE;
 	hdr.flags |= wr.wqe_flags & SOFTRDMA_WQE_BIND_TYPE1;
-	hdr.imm_data = wr.imm_data;
-	hdr.rkey = wr.rkey;
-	hdr.remote_addr = wr.remote_addr;
-	hdr.compare_add = wr.compare_add;
-	hdr.swap = wr.swap;
+	if (wr.opcode == IBV_WR_BIND_MW) {
+		hdr.bind_mw = wr.bind_mw;
+	} else {
+		hdr.imm_data = wr.imm_data;
+		hdr.rkey = wr.rkey;
+		hdr.remote_addr = wr.remote_addr;
+		hdr.compare_add = wr.compare_add;
+		hdr.swap = wr.swap;
+	}
 	cur_ = ring_.slot(next_++);
 	cur_opcode_ = wr.opcode;
 	std::memcpy(cur_.data(), &hdr, sizeof(hdr));

@@ -73,17 +73,27 @@ void softrdma_srq_ring_close(struct softrdma_srq_ring *srq);
 int softrdma_srq_post_recv(struct softrdma_srq_ring *srq,
 			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 
-/* The fields of one send work request besides its data. */
+/*
+ * The fields of one send work request besides its data. A bind
+ * (IBV_WR_BIND_MW) uses bind_mw, every other opcode the fields beside it,
+ * as in the WQE (softrdma-abi.h).
+ */
 struct softrdma_wr_hdr {
 	uint64_t wr_id;
-	uint64_t remote_addr;
-	uint64_t compare_add;
-	uint64_t swap;
 	uint32_t opcode;	/* enum ibv_wr_opcode */
 	uint32_t send_flags;	/* enum ibv_send_flags */
-	uint32_t imm_data;	/* immediate (big endian) or rkey to invalidate */
-	uint32_t rkey;
 	uint32_t wqe_flags;	/* SOFTRDMA_WQE_BIND_TYPE1 or 0 */
+	union {
+		struct {
+			/* immediate (big endian) or rkey to invalidate */
+			uint32_t imm_data;
+			uint32_t rkey;
+			uint64_t remote_addr;
+			uint64_t compare_add;
+			uint64_t swap;
+		};
+		struct softrdma_bind_mw_wqe bind_mw;
+	};
 };
 
 /*

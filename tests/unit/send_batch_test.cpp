@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <functional>
 #include <string_view>
@@ -339,8 +340,9 @@ TEST(SendBatch, PostStillPublishesPerRequest)
 	EXPECT_EQ(m.hdr().producer, 2U);
 }
 
-// A bind WQE: the window's rkey, the new one, the range, and the MR's lkey
-// with the window's access in swap; from ibv_post_send as from the builder.
+// A bind WQE: the window's rkey, the new one, the range, the MR's lkey and
+// the window's access in its own fields; from ibv_post_send as from the
+// builder.
 TEST(SendBatch, EncodesBindMw)
 {
 	ibv_mr mr{};
@@ -365,14 +367,22 @@ TEST(SendBatch, EncodesBindMw)
 	EXPECT_EQ(w.wr_id, 42U);
 	EXPECT_EQ(w.opcode, unsigned{IBV_WR_BIND_MW});
 	EXPECT_EQ(w.flags, unsigned{SOFTRDMA_WQE_SIGNALED});
-	EXPECT_EQ(w.imm_data, 0x80000102U);
-	EXPECT_EQ(w.rkey, 0x80000103U);
-	EXPECT_EQ(w.remote_addr, 0x7000U);
-	EXPECT_EQ(w.compare_add, 0x300U);
-	EXPECT_EQ(w.swap, std::uint64_t{IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE} << 32 |
-				  0x1234abU);
+	EXPECT_EQ(w.bind_mw.mw_rkey, 0x80000102U);
+	EXPECT_EQ(w.bind_mw.new_rkey, 0x80000103U);
+	EXPECT_EQ(w.bind_mw.addr, 0x7000U);
+	EXPECT_EQ(w.bind_mw.length, 0x300U);
+	EXPECT_EQ(w.bind_mw.mr_lkey, 0x1234abU);
+	EXPECT_EQ(w.bind_mw.access,
+		  unsigned{IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE});
 	EXPECT_EQ(w.num_sge, 0U);
 	EXPECT_EQ(w.inline_len, 0U);
+	EXPECT_EQ(w.reserved[0] | w.reserved[1], 0U);
+	// Where the kernel reads them (softrdma-abi.h).
+	softrdma_bind_mw_wqe raw{};
+	std::memcpy(&raw, a.slot(0).subspan(offsetof(softrdma_send_wqe, bind_mw)).data(),
+		    sizeof(raw));
+	EXPECT_EQ(raw.mr_lkey, 0x1234abU);
+	EXPECT_EQ(raw.length, 0x300U);
 
 	// The builder writes the same bytes; the type 1 form adds its flag.
 	Sq b;
@@ -390,8 +400,9 @@ TEST(SendBatch, EncodesBindMw)
 	c.q.begin(h);
 	ASSERT_EQ(c.q.complete(), 0);
 	EXPECT_EQ(c.wqe(0).flags, unsigned{SOFTRDMA_WQE_BIND_TYPE1});
-	EXPECT_EQ(c.wqe(0).swap, 0U);
-	EXPECT_EQ(c.wqe(0).compare_add, 0U);
+	EXPECT_EQ(c.wqe(0).bind_mw.mr_lkey, 0U);
+	EXPECT_EQ(c.wqe(0).bind_mw.access, 0U);
+	EXPECT_EQ(c.wqe(0).bind_mw.length, 0U);
 
 	// A bind names its window.
 	wr.bind_mw.mw = nullptr;
