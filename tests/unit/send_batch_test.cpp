@@ -198,7 +198,7 @@ TEST(SendBatch, PublishesOnlyAtComplete)
 		m.q.set_sges({&s, 1});
 		EXPECT_EQ(m.hdr().producer, 0U);
 	}
-	EXPECT_EQ(m.wqe(2).wr_id, 12U); // written, not yet published
+	EXPECT_EQ(m.wqe(1).wr_id, 11U); // written, not yet published
 	ASSERT_EQ(m.q.complete(), 0);
 	EXPECT_EQ(m.hdr().producer, 3U);
 	EXPECT_EQ(m.wqe(0).wr_id, 10U);
@@ -206,6 +206,36 @@ TEST(SendBatch, PublishesOnlyAtComplete)
 	m.q.start();
 	EXPECT_EQ(m.q.complete(), 0);
 	EXPECT_EQ(m.hdr().producer, 3U);
+}
+
+// A WQE's header is written once, with its data: the slot holds nothing of
+// a request while its setters may still change it.
+TEST(SendBatch, WritesEachHeaderOnce)
+{
+	Sq m;
+	std::array<char, 3> abc{'a', 'b', 'c'};
+	const ibv_data_buf b{abc.data(), abc.size()};
+	const ibv_sge s{0x10, 1, 2};
+	m.q.start();
+	m.q.begin(hdr(IBV_WR_SEND, 1));
+	m.q.set_sges({&s, 1});
+	EXPECT_EQ(m.wqe(0).wr_id, 0U); // the body is there, not the header
+	EXPECT_EQ(m.sge(0, 0).addr, 0x10U);
+	m.q.set_inline({&b, 1});
+	EXPECT_EQ(m.wqe(0).opcode, 0U);
+	m.q.begin(hdr(IBV_WR_SEND, 2)); // the first request is finished
+	EXPECT_EQ(m.wqe(0).wr_id, 1U);
+	EXPECT_EQ(m.wqe(0).flags, unsigned{SOFTRDMA_WQE_INLINE});
+	EXPECT_EQ(m.wqe(0).inline_len, 3U);
+	EXPECT_EQ(m.wqe(1).wr_id, 0U);
+	ASSERT_EQ(m.q.complete(), 0);
+	EXPECT_EQ(m.wqe(1).wr_id, 2U);
+	EXPECT_EQ(m.hdr().producer, 2U);
+	// A dropped request leaves its slot's header alone.
+	m.q.start();
+	m.q.begin(hdr(IBV_WR_RDMA_WRITE, 3));
+	m.q.abort();
+	EXPECT_EQ(m.wqe(2).wr_id, 0U);
 }
 
 TEST(SendBatch, AbortDropsTheBatch)
