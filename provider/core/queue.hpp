@@ -11,6 +11,26 @@
 #include "ring.hpp"
 #include "softrdma_core.h"
 
+// The fields of one send work request besides its data. A bind
+// (IBV_WR_BIND_MW) uses bind_mw, every other opcode the fields beside it,
+// as in the WQE (softrdma-abi.h).
+struct softrdma_wr_hdr {
+	std::uint64_t wr_id;
+	std::uint32_t opcode;	  // enum ibv_wr_opcode
+	std::uint32_t send_flags; // enum ibv_send_flags
+	std::uint32_t wqe_flags;  // SOFTRDMA_WQE_BIND_TYPE1 or 0
+	union {
+		struct {
+			std::uint32_t imm_data; // immediate (big endian) or rkey to invalidate
+			std::uint32_t rkey;
+			std::uint64_t remote_addr;
+			std::uint64_t compare_add;
+			std::uint64_t swap;
+		};
+		softrdma_bind_mw_wqe bind_mw;
+	};
+};
+
 namespace softrdma {
 
 // The header of a bind WQE besides wr_id and send_flags: the window whose
