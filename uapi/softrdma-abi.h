@@ -39,7 +39,7 @@ enum softrdma_transport {
 /* Flags in softrdma_ring_hdr.flags (written by the kernel). */
 enum softrdma_ring_flags {
 	/* The kernel worker sleeps: the producer must kick after posting. */
-	SOFTRDMA_RING_NEED_WAKEUP = 1 << 0,
+	SOFTRDMA_RING_NEED_KICK = 1 << 0,
 	/* The ring is in error (overflow or corrupted indices). */
 	SOFTRDMA_RING_ERROR = 1 << 1,
 };

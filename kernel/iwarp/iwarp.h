@@ -252,7 +252,7 @@ enum {
 				  (SOFTRDMA_MPA_MARKER_INTERVAL - \
 				   SOFTRDMA_MPA_MARKER_LEN)))
 
-/* The largest message a poster's doorbell sends itself (rdmap.c). */
+/* The largest message a poster's kick sends itself (rdmap.c). */
 #define SOFTRDMA_IW_DIRECT_MAX	(64 * 1024)
 /* The kernel can send pages by reference (Kbuild finds out). */
 #ifndef SOFTRDMA_IW_ZC

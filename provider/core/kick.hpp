@@ -12,7 +12,7 @@ enum class KickQueue { send, recv };
 // Tells the kernel that a QP's send (receive) ring holds new work requests:
 // a POST_SEND (POST_RECV) command on cmd_fd with none of its own. The
 // provider kicks only after it published the producer index and found
-// SOFTRDMA_RING_NEED_WAKEUP set (DESIGN.md, "Data path"). Returns 0 or an
+// SOFTRDMA_RING_NEED_KICK set (DESIGN.md, "Data path"). Returns 0 or an
 // errno.
 int kick(int cmd_fd, std::uint32_t qp_handle, KickQueue q) noexcept;
 

@@ -35,7 +35,7 @@ bool Qp::sq_postable() const noexcept
 int Qp::kick_sq_if_asked() noexcept
 {
 	std::atomic_thread_fence(std::memory_order_seq_cst);
-	if (!sq_.need_wakeup())
+	if (!sq_.need_kick())
 		return 0;
 	return kick(kick_.cmd_fd, kick_.qp_handle, KickQueue::send);
 }
@@ -118,7 +118,7 @@ int Qp::post_recv(ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept
 	// kernel flags the ring when it moved the QP there on its own).
 	std::atomic_thread_fence(std::memory_order_seq_cst);
 	int kret = 0;
-	if (state_.load() == IBV_QPS_ERR || rq_.need_wakeup())
+	if (state_.load() == IBV_QPS_ERR || rq_.need_kick())
 		kret = kick(kick_.cmd_fd, kick_.qp_handle, KickQueue::recv);
 	return first_error(ret, kret);
 }

@@ -80,9 +80,9 @@ public:
 	// Drops the batch.
 	void abort() noexcept;
 
-	[[nodiscard]] bool need_wakeup() const noexcept
+	[[nodiscard]] bool need_kick() const noexcept
 	{
-		return ring_.load_flags() & SOFTRDMA_RING_NEED_WAKEUP;
+		return ring_.load_flags() & SOFTRDMA_RING_NEED_KICK;
 	}
 
 private:
@@ -118,9 +118,9 @@ public:
 	// full, EINVAL if the request has more SGEs than it takes.
 	int post(const ibv_recv_wr &wr) noexcept;
 
-	[[nodiscard]] bool need_wakeup() const noexcept
+	[[nodiscard]] bool need_kick() const noexcept
 	{
-		return ring_.load_flags() & SOFTRDMA_RING_NEED_WAKEUP;
+		return ring_.load_flags() & SOFTRDMA_RING_NEED_KICK;
 	}
 
 private:

@@ -130,7 +130,7 @@ TEST(Qp, PostSendStopsAtFirstBadAndKicks)
 {
 	Fixture f;
 	f.qp().set_state(IBV_QPS_RTS);
-	f.sq().hdr().flags = SOFTRDMA_RING_NEED_WAKEUP;
+	f.sq().hdr().flags = SOFTRDMA_RING_NEED_KICK;
 	auto wr = sends<3>();
 	wr[2].opcode = static_cast<ibv_wr_opcode>(99);
 	ibv_send_wr *bad = nullptr;
@@ -159,7 +159,7 @@ TEST(Qp, KicksOnlyWhenAsked)
 	EXPECT_EQ(f.qp().post_send(wr.data(), &bad), 0);
 	EXPECT_EQ(f.sq().hdr().producer, 2U);
 	EXPECT_FALSE(f.kick());
-	f.sq().hdr().flags = SOFTRDMA_RING_NEED_WAKEUP;
+	f.sq().hdr().flags = SOFTRDMA_RING_NEED_KICK;
 	wr[0].opcode = static_cast<ibv_wr_opcode>(99);
 	EXPECT_EQ(f.qp().post_send(wr.data(), &bad), EINVAL);
 	EXPECT_EQ(bad, wr.data());
@@ -205,7 +205,7 @@ TEST(Qp, WrBatchPublishesKicksAndUnlocks)
 {
 	Fixture f;
 	f.qp().set_state(IBV_QPS_RTS);
-	f.sq().hdr().flags = SOFTRDMA_RING_NEED_WAKEUP;
+	f.sq().hdr().flags = SOFTRDMA_RING_NEED_KICK;
 	const ibv_sge s{0x10, 1, 2};
 	f.qp().wr_start();
 	f.qp().wr_begin(wr_hdr(IBV_WR_RDMA_WRITE, 7));
@@ -274,7 +274,7 @@ TEST(Qp, PostRecvKicksInErrorOrWhenAsked)
 	EXPECT_EQ(f.rq().hdr().producer, 1U);
 	EXPECT_FALSE(f.kick());
 	wr[0].next = nullptr;
-	f.rq().hdr().flags = SOFTRDMA_RING_NEED_WAKEUP;
+	f.rq().hdr().flags = SOFTRDMA_RING_NEED_KICK;
 	EXPECT_EQ(f.qp().post_recv(wr.data(), &bad), 0);
 	auto k = f.kick();
 	ASSERT_TRUE(k);
