@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * softrdma provider: the thin C shim over rdma-core's private provider ABI.
- * Everything with logic of its own lives in the C++ core (core/), reached
- * through core/softrdma_core.h.
+ * softrdma provider: the C shim over rdma-core's private provider ABI,
+ * which C++ cannot include. It holds only glue: the verbs objects as
+ * libibverbs lays them out, one helper that creates an object in the
+ * kernel and maps its rings, and the tables of entry points. The data
+ * path (rings, WQEs, posting, the kick, polling) is the C++ core's
+ * (core/), reached through core/softrdma_core.h, whose error convention
+ * (0 or a positive errno; NULL and errno) the shim passes on unchanged.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <infiniband/driver.h>
 #include <infiniband/kern-abi.h>
@@ -18,23 +21,22 @@
 #include "core/softrdma_core.h"
 
 /* The uverbs responses followed by ours, as the kernel writes them. */
-struct usr_get_context_resp {
-	struct ib_uverbs_get_context_resp ibv_resp;
-	struct softrdma_alloc_ucontext_resp drv;
-};
-static_assert(sizeof(struct usr_get_context_resp) ==
-	      sizeof(struct ib_uverbs_get_context_resp) +
-	      sizeof(struct softrdma_alloc_ucontext_resp),
-	      "no padding in the get_context response");
+#define SR_RESP(name, ibv, drv_type)					\
+	struct name {							\
+		struct ibv ibv_resp;					\
+		struct drv_type drv;					\
+	};								\
+	static_assert(sizeof(struct name) == sizeof(struct ibv) +	\
+		      sizeof(struct drv_type), "no padding in " #name)
 
-struct usr_create_cq_resp {
-	struct ib_uverbs_create_cq_resp ibv_resp;
-	struct softrdma_create_cq_resp drv;
-};
-static_assert(sizeof(struct usr_create_cq_resp) ==
-	      sizeof(struct ib_uverbs_create_cq_resp) +
-	      sizeof(struct softrdma_create_cq_resp),
-	      "no padding in the create_cq response");
+SR_RESP(usr_get_context_resp, ib_uverbs_get_context_resp,
+	softrdma_alloc_ucontext_resp);
+SR_RESP(usr_create_cq_resp, ib_uverbs_create_cq_resp, softrdma_create_cq_resp);
+SR_RESP(usr_create_cq_ex_resp, ib_uverbs_ex_create_cq_resp,
+	softrdma_create_cq_resp);
+SR_RESP(usr_create_qp_resp, ib_uverbs_create_qp_resp, softrdma_create_qp_resp);
+SR_RESP(usr_create_srq_resp, ib_uverbs_create_srq_resp,
+	softrdma_create_srq_resp);
 
 struct sr_device {
 	struct verbs_device vdev;
@@ -45,38 +47,19 @@ struct sr_context {
 	uint32_t transport;
 };
 
-struct usr_create_qp_resp {
-	struct ib_uverbs_create_qp_resp ibv_resp;
-	struct softrdma_create_qp_resp drv;
+struct sr_cq {
+	struct verbs_cq vcq;
+	struct softrdma_cq *core;
 };
-static_assert(sizeof(struct usr_create_qp_resp) ==
-	      sizeof(struct ib_uverbs_create_qp_resp) +
-	      sizeof(struct softrdma_create_qp_resp),
-	      "no padding in the create_qp response");
 
 struct sr_qp {
 	struct verbs_qp vqp;
-	struct softrdma_qp_rings *rings;
-	/* The state as our modify_qp calls left it (the kernel may go to
-	 * ERR on its own; the doorbell then tells it about new work).
-	 */
-	_Atomic int state;
+	struct softrdma_qp *core;
 };
 
-struct usr_create_cq_ex_resp {
-	struct ib_uverbs_ex_create_cq_resp ibv_resp;
-	struct softrdma_create_cq_resp drv;
-};
-static_assert(sizeof(struct usr_create_cq_ex_resp) ==
-	      sizeof(struct ib_uverbs_ex_create_cq_resp) +
-	      sizeof(struct softrdma_create_cq_resp),
-	      "no padding in the extended create_cq response");
-
-struct sr_cq {
-	struct verbs_cq vcq;
-	struct softrdma_cq_ring *ring;
-	/* The completion an extended poll is at. */
-	const struct ibv_wc *cur;
+struct sr_srq {
+	struct verbs_srq vsrq;
+	struct softrdma_srq *core;
 };
 
 static struct sr_cq *to_sr_cq(struct ibv_cq *ibcq)
@@ -84,9 +67,62 @@ static struct sr_cq *to_sr_cq(struct ibv_cq *ibcq)
 	return container_of(ibcq, struct sr_cq, vcq.cq);
 }
 
-static struct sr_cq *cqx_to_sr_cq(struct ibv_cq_ex *cqx)
+static struct softrdma_qp *to_core_qp(struct ibv_qp *ibqp)
 {
-	return container_of(cqx, struct sr_cq, vcq.cq_ex);
+	return container_of(ibqp, struct sr_qp, vqp.qp)->core;
+}
+
+static struct softrdma_srq *to_core_srq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sr_srq, vsrq.srq)->core;
+}
+
+/*
+ * How to make one kind of object: its size, the ibv_cmd_* call that makes
+ * it in the kernel and, for an object with rings, the core's call that
+ * maps them and the command that destroys the kernel's object again if
+ * that fails. Each call gets the object and the verb's arguments, and
+ * returns 0 or an errno.
+ */
+struct sr_create_ops {
+	size_t size;
+	int (*cmd)(void *obj, void *args);
+	int (*map)(void *obj, void *args);
+	int (*destroy)(void *obj);
+};
+
+/* Allocate, create and map an object, or unwind: NULL with errno. */
+static void *sr_create(const struct sr_create_ops *ops, void *args)
+{
+	void *obj = calloc(1, ops->size);
+	int ret;
+
+	if (!obj) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ops->cmd(obj, args);
+	if (ret)
+		goto err_free;
+	if (ops->map) {
+		ret = ops->map(obj, args);
+		if (ret)
+			goto err_destroy;
+	}
+	return obj;
+
+err_destroy:
+	ops->destroy(obj);
+err_free:
+	free(obj);
+	errno = ret;
+	return NULL;
+}
+
+/* The core's open calls: NULL with errno on failure. */
+static int sr_opened(const void *core)
+{
+	return core ? 0 : errno;
 }
 
 static int sr_query_device_ex(struct ibv_context *context,
@@ -117,26 +153,23 @@ static int sr_query_port(struct ibv_context *context, uint8_t port,
 	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
 }
 
-static struct ibv_pd *sr_alloc_pd(struct ibv_context *context)
+static int sr_alloc_pd_cmd(void *obj, void *args)
 {
 	struct ib_uverbs_alloc_pd_resp resp;
 	struct ibv_alloc_pd cmd;
-	struct ibv_pd *pd;
-	int ret;
 
-	pd = calloc(1, sizeof(*pd));
-	if (!pd) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
-			       sizeof(resp));
-	if (ret) {
-		free(pd);
-		errno = ret;
-		return NULL;
-	}
-	return pd;
+	return ibv_cmd_alloc_pd(args, obj, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
+static const struct sr_create_ops sr_pd_ops = {
+	.size = sizeof(struct ibv_pd),
+	.cmd = sr_alloc_pd_cmd,
+};
+
+static struct ibv_pd *sr_alloc_pd(struct ibv_context *context)
+{
+	return sr_create(&sr_pd_ops, context);
 }
 
 static int sr_dealloc_pd(struct ibv_pd *pd)
@@ -148,27 +181,39 @@ static int sr_dealloc_pd(struct ibv_pd *pd)
 	return ret;
 }
 
+struct sr_reg_mr_args {
+	struct ibv_pd *pd;
+	void *addr;
+	size_t length;
+	uint64_t hca_va;
+	int access;
+};
+
+static int sr_reg_mr_cmd(void *obj, void *args)
+{
+	struct sr_reg_mr_args *a = args;
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+
+	return ibv_cmd_reg_mr(a->pd, a->addr, a->length, a->hca_va, a->access,
+			      obj, &cmd, sizeof(cmd), &resp, sizeof(resp));
+}
+
+static const struct sr_create_ops sr_mr_ops = {
+	.size = sizeof(struct verbs_mr),
+	.cmd = sr_reg_mr_cmd,
+};
+
 static struct ibv_mr *sr_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				uint64_t hca_va, int access)
 {
-	struct ib_uverbs_reg_mr_resp resp;
-	struct ibv_reg_mr cmd;
-	struct verbs_mr *vmr;
-	int ret;
+	struct sr_reg_mr_args a = {
+		.pd = pd, .addr = addr, .length = length, .hca_va = hca_va,
+		.access = access,
+	};
+	struct verbs_mr *vmr = sr_create(&sr_mr_ops, &a);
 
-	vmr = calloc(1, sizeof(*vmr));
-	if (!vmr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
-			     sizeof(cmd), &resp, sizeof(resp));
-	if (ret) {
-		free(vmr);
-		errno = ret;
-		return NULL;
-	}
-	return &vmr->ibv_mr;
+	return vmr ? &vmr->ibv_mr : NULL;
 }
 
 static int sr_dereg_mr(struct verbs_mr *vmr)
@@ -180,26 +225,31 @@ static int sr_dereg_mr(struct verbs_mr *vmr)
 	return ret;
 }
 
-static struct ibv_mw *sr_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+struct sr_alloc_mw_args {
+	struct ibv_pd *pd;
+	enum ibv_mw_type type;
+};
+
+static int sr_alloc_mw_cmd(void *obj, void *args)
 {
+	struct sr_alloc_mw_args *a = args;
 	struct ib_uverbs_alloc_mw_resp resp;
 	struct ibv_alloc_mw cmd;
-	struct ibv_mw *mw;
-	int ret;
 
-	mw = calloc(1, sizeof(*mw));
-	if (!mw) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
-			       sizeof(resp));
-	if (ret) {
-		free(mw);
-		errno = ret;
-		return NULL;
-	}
-	return mw;
+	return ibv_cmd_alloc_mw(a->pd, a->type, obj, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
+static const struct sr_create_ops sr_mw_ops = {
+	.size = sizeof(struct ibv_mw),
+	.cmd = sr_alloc_mw_cmd,
+};
+
+static struct ibv_mw *sr_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct sr_alloc_mw_args a = { .pd = pd, .type = type };
+
+	return sr_create(&sr_mw_ops, &a);
 }
 
 static int sr_dealloc_mw(struct ibv_mw *mw)
@@ -211,186 +261,120 @@ static int sr_dealloc_mw(struct ibv_mw *mw)
 	return ret;
 }
 
+/* ibv_bind_mw (type 1 windows): the core posts the bind. */
+static int sr_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		      struct ibv_mw_bind *mw_bind)
+{
+	return softrdma_qp_bind_mw(to_core_qp(ibqp), mw, mw_bind);
+}
+
+/*
+ * A CQ, from create_cq or create_cq_ex (attr set): the command writes the
+ * response, whose driver part says where the ring is.
+ */
+struct sr_create_cq_args {
+	struct ibv_context *context;
+	int cqe;
+	struct ibv_comp_channel *channel;
+	int comp_vector;
+	struct ibv_cq_init_attr_ex *attr;
+	struct softrdma_create_cq_resp drv;
+};
+
+static int sr_create_cq_cmd(void *obj, void *args)
+{
+	struct sr_create_cq_args *a = args;
+	struct sr_cq *cq = obj;
+	struct usr_create_cq_resp resp = {};
+	struct ibv_create_cq cmd;
+	int ret;
+
+	ret = ibv_cmd_create_cq(a->context, a->cqe, a->channel, a->comp_vector,
+				&cq->vcq.cq, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	a->drv = resp.drv;
+	return ret;
+}
+
+static int sr_create_cq_ex_cmd(void *obj, void *args)
+{
+	struct sr_create_cq_args *a = args;
+	struct sr_cq *cq = obj;
+	struct usr_create_cq_ex_resp resp = {};
+	struct ibv_create_cq_ex cmd = {};
+	int ret;
+
+	ret = ibv_cmd_create_cq_ex(a->context, a->attr, &cq->vcq, &cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				   0);
+	a->drv = resp.drv;
+	return ret;
+}
+
+static int sr_cq_map(void *obj, void *args)
+{
+	struct sr_create_cq_args *a = args;
+	struct sr_cq *cq = obj;
+
+	cq->core = softrdma_cq_open(a->context->cmd_fd, &a->drv);
+	return sr_opened(cq->core);
+}
+
+static int sr_cq_destroy_cmd(void *obj)
+{
+	return ibv_cmd_destroy_cq(&((struct sr_cq *)obj)->vcq.cq);
+}
+
+static const struct sr_create_ops sr_cq_ops = {
+	.size = sizeof(struct sr_cq),
+	.cmd = sr_create_cq_cmd,
+	.map = sr_cq_map,
+	.destroy = sr_cq_destroy_cmd,
+};
+
+static const struct sr_create_ops sr_cq_ex_ops = {
+	.size = sizeof(struct sr_cq),
+	.cmd = sr_create_cq_ex_cmd,
+	.map = sr_cq_map,
+	.destroy = sr_cq_destroy_cmd,
+};
+
 static struct ibv_cq *sr_create_cq(struct ibv_context *context, int cqe,
 				   struct ibv_comp_channel *channel,
 				   int comp_vector)
 {
-	struct usr_create_cq_resp resp = {};
-	struct ibv_create_cq cmd;
-	struct sr_cq *cq;
-	int ret;
+	struct sr_create_cq_args a = {
+		.context = context, .cqe = cqe, .channel = channel,
+		.comp_vector = comp_vector,
+	};
+	struct sr_cq *cq = sr_create(&sr_cq_ops, &a);
 
-	cq = calloc(1, sizeof(*cq));
-	if (!cq) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
-				&cq->vcq.cq, &cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
-	if (ret) {
-		free(cq);
-		errno = ret;
-		return NULL;
-	}
-	cq->ring = softrdma_cq_ring_open(context->cmd_fd, resp.drv.mmap_offset,
-					 resp.drv.mmap_size, resp.drv.num_slots);
-	if (!cq->ring) {
-		ret = errno;
-		ibv_cmd_destroy_cq(&cq->vcq.cq);
-		free(cq);
-		errno = ret;
-		return NULL;
-	}
-	return &cq->vcq.cq;
+	return cq ? &cq->vcq.cq : NULL;
 }
 
-/* The extended CQ: the core polls, these read what it found. */
-static int sr_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
+/* The shim's half of the extended CQ: the core's poll finds its CQ. */
+struct softrdma_cq *softrdma_cqx_core(struct ibv_cq_ex *cqx)
 {
-	struct sr_cq *cq = cqx_to_sr_cq(cqx);
-	int ret;
-
-	if (attr->comp_mask)
-		return EINVAL;
-	ret = softrdma_cq_ring_start_poll(cq->ring, &cq->cur);
-	if (ret)
-		return ret;
-	cqx->status = cq->cur->status;
-	cqx->wr_id = cq->cur->wr_id;
-	return 0;
+	return container_of(cqx, struct sr_cq, vcq.cq_ex)->core;
 }
-
-static int sr_next_poll(struct ibv_cq_ex *cqx)
-{
-	struct sr_cq *cq = cqx_to_sr_cq(cqx);
-	int ret;
-
-	ret = softrdma_cq_ring_next_poll(cq->ring, &cq->cur);
-	if (ret)
-		return ret;
-	cqx->status = cq->cur->status;
-	cqx->wr_id = cq->cur->wr_id;
-	return 0;
-}
-
-static void sr_end_poll(struct ibv_cq_ex *cqx)
-{
-	softrdma_cq_ring_end_poll(cqx_to_sr_cq(cqx)->ring);
-}
-
-static enum ibv_wc_opcode sr_read_opcode(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_sr_cq(cqx)->cur->opcode;
-}
-
-static uint32_t sr_read_vendor_err(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_sr_cq(cqx)->cur->vendor_err;
-}
-
-static uint32_t sr_read_byte_len(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_sr_cq(cqx)->cur->byte_len;
-}
-
-static __be32 sr_read_imm_data(struct ibv_cq_ex *cqx)
-{
-	const struct ibv_wc *wc = cqx_to_sr_cq(cqx)->cur;
-
-	/* ibv_wc shares one field between the two. */
-	return wc->imm_data;
-}
-
-static uint32_t sr_read_qp_num(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_sr_cq(cqx)->cur->qp_num;
-}
-
-static uint32_t sr_read_src_qp(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_sr_cq(cqx)->cur->src_qp;
-}
-
-static unsigned int sr_read_wc_flags(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_sr_cq(cqx)->cur->wc_flags;
-}
-
-static uint32_t sr_read_slid(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_sr_cq(cqx)->cur->slid;
-}
-
-static uint8_t sr_read_sl(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_sr_cq(cqx)->cur->sl;
-}
-
-static uint8_t sr_read_dlid_path_bits(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_sr_cq(cqx)->cur->dlid_path_bits;
-}
-
-/* What a CQE carries; no timestamps, VLAN, flow tag or tag matching. */
-#define SR_WC_EX_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | \
-			IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP | \
-			IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL | \
-			IBV_WC_EX_WITH_DLID_PATH_BITS)
 
 static struct ibv_cq_ex *sr_create_cq_ex(struct ibv_context *context,
 					 struct ibv_cq_init_attr_ex *attr)
 {
-	struct usr_create_cq_ex_resp resp = {};
-	struct ibv_create_cq_ex cmd = {};
-	struct ibv_cq_ex *cqx;
+	struct sr_create_cq_args a = { .context = context, .attr = attr };
 	struct sr_cq *cq;
 	int ret;
 
-	/* No parent domain; single-threaded use needs nothing from us. */
-	if ((attr->wc_flags & ~(uint64_t)SR_WC_EX_FLAGS) ||
-	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
-	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
-	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	cq = calloc(1, sizeof(*cq));
-	if (!cq) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp), 0);
+	ret = softrdma_cq_ex_check(attr);
 	if (ret) {
-		free(cq);
 		errno = ret;
 		return NULL;
 	}
-	cq->ring = softrdma_cq_ring_open(context->cmd_fd, resp.drv.mmap_offset,
-					 resp.drv.mmap_size, resp.drv.num_slots);
-	if (!cq->ring) {
-		ret = errno;
-		ibv_cmd_destroy_cq(&cq->vcq.cq);
-		free(cq);
-		errno = ret;
+	cq = sr_create(&sr_cq_ex_ops, &a);
+	if (!cq)
 		return NULL;
-	}
-	cqx = &cq->vcq.cq_ex;
-	cqx->start_poll = sr_start_poll;
-	cqx->next_poll = sr_next_poll;
-	cqx->end_poll = sr_end_poll;
-	cqx->read_opcode = sr_read_opcode;
-	cqx->read_vendor_err = sr_read_vendor_err;
-	cqx->read_wc_flags = sr_read_wc_flags;
-	cqx->read_byte_len = sr_read_byte_len;
-	cqx->read_imm_data = sr_read_imm_data;
-	cqx->read_qp_num = sr_read_qp_num;
-	cqx->read_src_qp = sr_read_src_qp;
-	cqx->read_slid = sr_read_slid;
-	cqx->read_sl = sr_read_sl;
-	cqx->read_dlid_path_bits = sr_read_dlid_path_bits;
-	return cqx;
+	softrdma_cq_ex_init(&cq->vcq.cq_ex);
+	return &cq->vcq.cq_ex;
 }
 
 static int sr_destroy_cq(struct ibv_cq *ibcq)
@@ -401,14 +385,14 @@ static int sr_destroy_cq(struct ibv_cq *ibcq)
 	ret = ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;
-	softrdma_cq_ring_close(cq->ring);
+	softrdma_cq_close(cq->core);
 	free(cq);
 	return 0;
 }
 
 static int sr_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
-	return softrdma_cq_ring_poll(to_sr_cq(ibcq)->ring, num_entries, wc);
+	return softrdma_cq_poll(to_sr_cq(ibcq)->core, num_entries, wc);
 }
 
 static int sr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
@@ -416,71 +400,89 @@ static int sr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
 }
 
-static struct sr_qp *to_sr_qp(struct ibv_qp *ibqp)
-{
-	return container_of(ibqp, struct sr_qp, vqp.qp);
-}
+/* A QP, from create_qp or create_qp_ex (attr_ex set). */
+struct sr_create_qp_args {
+	struct ibv_pd *pd;
+	struct ibv_qp_init_attr *attr;
+	struct ibv_context *context;
+	struct ibv_qp_init_attr_ex *attr_ex;
+	struct softrdma_create_qp_resp drv;
+};
 
-static struct sr_qp *qpx_to_sr_qp(struct ibv_qp_ex *qpx)
+static int sr_create_qp_cmd(void *obj, void *args)
 {
-	return container_of(qpx, struct sr_qp, vqp.qp_ex);
-}
-
-static struct softrdma_qp_rings *qpx_rings(struct ibv_qp_ex *qpx)
-{
-	return qpx_to_sr_qp(qpx)->rings;
-}
-
-/* Map the rings of a QP the kernel just made; destroys it on failure. */
-static struct ibv_qp *sr_qp_map(struct sr_qp *qp, int cmd_fd,
-				const struct softrdma_create_qp_resp *drv)
-{
+	struct sr_create_qp_args *a = args;
+	struct sr_qp *qp = obj;
+	struct usr_create_qp_resp resp = {};
+	struct ibv_create_qp cmd = {};
 	int ret;
 
-	qp->rings = softrdma_qp_rings_open(cmd_fd, drv);
-	if (!qp->rings) {
-		ret = errno;
-		ibv_cmd_destroy_qp(&qp->vqp.qp);
-		free(qp);
-		errno = ret;
-		return NULL;
-	}
-	qp->state = IBV_QPS_RESET;
-	return &qp->vqp.qp;
+	ret = ibv_cmd_create_qp(a->pd, &qp->vqp.qp, a->attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	a->drv = resp.drv;
+	return ret;
 }
+
+static int sr_create_qp_ex_cmd(void *obj, void *args)
+{
+	struct sr_create_qp_args *a = args;
+	struct sr_qp *qp = obj;
+	struct usr_create_qp_resp resp = {};
+	struct ibv_create_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_create_qp_ex(a->context, &qp->vqp, a->attr_ex, &cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	a->drv = resp.drv;
+	return ret;
+}
+
+static int sr_qp_map(void *obj, void *args)
+{
+	struct sr_create_qp_args *a = args;
+	struct sr_qp *qp = obj;
+
+	qp->core = softrdma_qp_open(&qp->vqp.qp, &a->drv);
+	return sr_opened(qp->core);
+}
+
+static int sr_qp_destroy_cmd(void *obj)
+{
+	return ibv_cmd_destroy_qp(&((struct sr_qp *)obj)->vqp.qp);
+}
+
+static const struct sr_create_ops sr_qp_ops = {
+	.size = sizeof(struct sr_qp),
+	.cmd = sr_create_qp_cmd,
+	.map = sr_qp_map,
+	.destroy = sr_qp_destroy_cmd,
+};
+
+static const struct sr_create_ops sr_qp_ex_ops = {
+	.size = sizeof(struct sr_qp),
+	.cmd = sr_create_qp_ex_cmd,
+	.map = sr_qp_map,
+	.destroy = sr_qp_destroy_cmd,
+};
 
 static struct ibv_qp *sr_create_qp(struct ibv_pd *pd,
 				   struct ibv_qp_init_attr *attr)
 {
-	struct usr_create_qp_resp resp = {};
-	struct ibv_create_qp cmd = {};
-	struct sr_qp *qp;
-	int ret;
+	struct sr_create_qp_args a = { .pd = pd, .attr = attr };
+	struct sr_qp *qp = sr_create(&sr_qp_ops, &a);
 
-	qp = calloc(1, sizeof(*qp));
-	if (!qp) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
-	if (ret) {
-		free(qp);
-		errno = ret;
-		return NULL;
-	}
-	return sr_qp_map(qp, pd->context->cmd_fd, &resp.drv);
+	return qp ? &qp->vqp.qp : NULL;
 }
 
 static int sr_destroy_qp(struct ibv_qp *ibqp)
 {
-	struct sr_qp *qp = to_sr_qp(ibqp);
+	struct sr_qp *qp = container_of(ibqp, struct sr_qp, vqp.qp);
 	int ret;
 
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
-	softrdma_qp_rings_close(qp->rings);
+	softrdma_qp_close(qp->core);
 	free(qp);
 	return 0;
 }
@@ -493,7 +495,7 @@ static int sr_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 
 	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
 	if (!ret && (attr_mask & IBV_QP_STATE))
-		to_sr_qp(ibqp)->state = attr->qp_state;
+		softrdma_qp_set_state(to_core_qp(ibqp), attr->qp_state);
 	return ret;
 }
 
@@ -506,54 +508,66 @@ static int sr_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 				sizeof(cmd));
 }
 
-struct usr_create_srq_resp {
-	struct ib_uverbs_create_srq_resp ibv_resp;
+static int sr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr)
+{
+	return softrdma_qp_post_send(to_core_qp(ibqp), wr, bad_wr);
+}
+
+static int sr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	return softrdma_qp_post_recv(to_core_qp(ibqp), wr, bad_wr);
+}
+
+struct sr_create_srq_args {
+	struct ibv_pd *pd;
+	struct ibv_srq_init_attr *attr;
 	struct softrdma_create_srq_resp drv;
 };
-static_assert(sizeof(struct usr_create_srq_resp) ==
-	      sizeof(struct ib_uverbs_create_srq_resp) +
-	      sizeof(struct softrdma_create_srq_resp),
-	      "no padding in the create_srq response");
 
-struct sr_srq {
-	struct verbs_srq vsrq;
-	struct softrdma_srq_ring *ring;
-};
-
-static struct sr_srq *to_sr_srq(struct ibv_srq *ibsrq)
+static int sr_create_srq_cmd(void *obj, void *args)
 {
-	return container_of(ibsrq, struct sr_srq, vsrq.srq);
+	struct sr_create_srq_args *a = args;
+	struct sr_srq *srq = obj;
+	struct usr_create_srq_resp resp = {};
+	struct ibv_create_srq cmd = {};
+	int ret;
+
+	ret = ibv_cmd_create_srq(a->pd, &srq->vsrq.srq, a->attr, &cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	a->drv = resp.drv;
+	return ret;
 }
+
+static int sr_srq_map(void *obj, void *args)
+{
+	struct sr_create_srq_args *a = args;
+	struct sr_srq *srq = obj;
+
+	srq->core = softrdma_srq_open(a->pd->context->cmd_fd, &a->drv);
+	return sr_opened(srq->core);
+}
+
+static int sr_srq_destroy_cmd(void *obj)
+{
+	return ibv_cmd_destroy_srq(&((struct sr_srq *)obj)->vsrq.srq);
+}
+
+static const struct sr_create_ops sr_srq_ops = {
+	.size = sizeof(struct sr_srq),
+	.cmd = sr_create_srq_cmd,
+	.map = sr_srq_map,
+	.destroy = sr_srq_destroy_cmd,
+};
 
 static struct ibv_srq *sr_create_srq(struct ibv_pd *pd,
 				     struct ibv_srq_init_attr *attr)
 {
-	struct usr_create_srq_resp resp = {};
-	struct ibv_create_srq cmd = {};
-	struct sr_srq *srq;
-	int ret;
+	struct sr_create_srq_args a = { .pd = pd, .attr = attr };
+	struct sr_srq *srq = sr_create(&sr_srq_ops, &a);
 
-	srq = calloc(1, sizeof(*srq));
-	if (!srq) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
-				 &resp.ibv_resp, sizeof(resp));
-	if (ret) {
-		free(srq);
-		errno = ret;
-		return NULL;
-	}
-	srq->ring = softrdma_srq_ring_open(pd->context->cmd_fd, &resp.drv);
-	if (!srq->ring) {
-		ret = errno;
-		ibv_cmd_destroy_srq(&srq->vsrq.srq);
-		free(srq);
-		errno = ret;
-		return NULL;
-	}
-	return &srq->vsrq.srq;
+	return srq ? &srq->vsrq.srq : NULL;
 }
 
 static int sr_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
@@ -573,387 +587,49 @@ static int sr_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 
 static int sr_destroy_srq(struct ibv_srq *ibsrq)
 {
-	struct sr_srq *srq = to_sr_srq(ibsrq);
+	struct sr_srq *srq = container_of(ibsrq, struct sr_srq, vsrq.srq);
 	int ret;
 
 	ret = ibv_cmd_destroy_srq(ibsrq);
 	if (ret)
 		return ret;
-	softrdma_srq_ring_close(srq->ring);
+	softrdma_srq_close(srq->core);
 	free(srq);
 	return 0;
 }
 
-/* Receives wait in the ring for packets: no doorbell. */
 static int sr_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad_wr)
 {
-	return softrdma_srq_post_recv(to_sr_srq(ibsrq)->ring, wr, bad_wr);
+	return softrdma_srq_post_recv(to_core_srq(ibsrq), wr, bad_wr);
 }
 
-/*
- * The doorbell: a POST_SEND or POST_RECV command without work requests
- * tells the kernel that the rings hold new entries.
- */
-static int sr_kick(struct ibv_qp *ibqp, bool send)
+/* The shim's half of the ibv_wr_* API: the core's builders find their QP. */
+struct softrdma_qp *softrdma_qpx_core(struct ibv_qp_ex *qpx)
 {
-	struct ib_uverbs_post_send_resp resp;
-	struct ibv_post_send scmd = {};
-	struct ibv_post_recv rcmd = {};
-	void *cmd;
-	size_t len;
-
-	if (send) {
-		scmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
-		scmd.hdr.in_words = sizeof(scmd) / 4;
-		scmd.hdr.out_words = sizeof(resp) / 4;
-		scmd.response = (uintptr_t)&resp;
-		scmd.qp_handle = ibqp->handle;
-		scmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
-		cmd = &scmd;
-		len = sizeof(scmd);
-	} else {
-		rcmd.hdr.command = IB_USER_VERBS_CMD_POST_RECV;
-		rcmd.hdr.in_words = sizeof(rcmd) / 4;
-		rcmd.hdr.out_words = sizeof(resp) / 4;
-		rcmd.response = (uintptr_t)&resp;
-		rcmd.qp_handle = ibqp->handle;
-		rcmd.wqe_size = sizeof(struct ib_uverbs_recv_wr);
-		cmd = &rcmd;
-		len = sizeof(rcmd);
-	}
-	if (write(ibqp->context->cmd_fd, cmd, len) != (ssize_t)len)
-		return errno;
-	return 0;
-}
-
-/*
- * Tell the kernel that the send queue holds new work, unless it polls the
- * queue: then publishing was enough. The one kick site for the send queue.
- */
-static int sr_sq_doorbell(struct sr_qp *qp)
-{
-	if (!softrdma_qp_sq_need_wakeup(qp->rings))
-		return 0;
-	return sr_kick(&qp->vqp.qp, true);
-}
-
-/*
- * Sends may be posted in RTS, SQD, SQE and ERR only. An iWARP QP enters RTS
- * in the kernel, with its connection, while the RDMA CM left it in INIT
- * (initiator) or RTR (responder) here: the kernel holds what is posted
- * before the connection is up and sends it then.
- */
-static bool sr_sq_postable(struct sr_qp *qp)
-{
-	int state = qp->state;
-
-	if (qp->vqp.qp.context->device->transport_type == IBV_TRANSPORT_IWARP)
-		return state != IBV_QPS_RESET;
-	return state != IBV_QPS_RESET && state != IBV_QPS_INIT &&
-	       state != IBV_QPS_RTR;
-}
-
-static int sr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-			struct ibv_send_wr **bad_wr)
-{
-	struct sr_qp *qp = to_sr_qp(ibqp);
-	int ret, kret;
-
-	if (!sr_sq_postable(qp)) {
-		*bad_wr = wr;
-		return EINVAL;
-	}
-	ret = softrdma_qp_post_send(qp->rings, wr, bad_wr);
-	if (ret && *bad_wr == wr)
-		return ret;
-	kret = sr_sq_doorbell(qp);
-	return ret ? ret : kret;
-}
-
-/*
- * ibv_bind_mw (type 1 windows; libibverbs checked the type and the PD): a
- * bind WQE under a new 8-bit key. The window takes the new rkey now; a
- * failed bind completes in error and the caller puts the old one back.
- */
-static int sr_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
-		      struct ibv_mw_bind *mw_bind)
-{
-	struct sr_qp *qp = to_sr_qp(ibqp);
-	struct softrdma_qp_rings *rings = qp->rings;
-	struct softrdma_wr_hdr h = {
-		.wr_id = mw_bind->wr_id,
-		.send_flags = mw_bind->send_flags,
-	};
-	uint32_t rkey = ibv_inc_rkey(mw->rkey);
-	int ret;
-
-	if (!sr_sq_postable(qp))
-		return EINVAL;
-	softrdma_bind_mw_hdr(&h, mw->rkey, rkey, &mw_bind->bind_info, true);
-	softrdma_qp_wr_start(rings);
-	softrdma_qp_wr_begin(rings, &h);
-	ret = softrdma_qp_wr_complete(rings);
-	if (ret)
-		return ret;
-	mw->rkey = rkey;
-	return sr_sq_doorbell(qp);
-}
-
-/*
- * The ibv_wr_* API: each builder hands the request's header to the core,
- * which writes it into the next slot; the setters add its data.
- */
-static void sr_wr_begin(struct ibv_qp_ex *qpx, uint32_t opcode,
-			uint32_t imm_data, uint32_t rkey, uint64_t remote_addr,
-			uint64_t compare_add, uint64_t swap)
-{
-	struct softrdma_wr_hdr h = {
-		.wr_id = qpx->wr_id,
-		.remote_addr = remote_addr,
-		.compare_add = compare_add,
-		.swap = swap,
-		.opcode = opcode,
-		.send_flags = qpx->wr_flags,
-		.imm_data = imm_data,
-		.rkey = rkey,
-	};
-
-	softrdma_qp_wr_begin(qpx_rings(qpx), &h);
-}
-
-static void sr_wr_send(struct ibv_qp_ex *qpx)
-{
-	sr_wr_begin(qpx, IBV_WR_SEND, 0, 0, 0, 0, 0);
-}
-
-static void sr_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
-{
-	sr_wr_begin(qpx, IBV_WR_SEND_WITH_IMM, imm_data, 0, 0, 0, 0);
-}
-
-static void sr_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
-{
-	sr_wr_begin(qpx, IBV_WR_SEND_WITH_INV, invalidate_rkey, 0, 0, 0, 0);
-}
-
-static void sr_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
-			     uint64_t remote_addr)
-{
-	sr_wr_begin(qpx, IBV_WR_RDMA_WRITE, 0, rkey, remote_addr, 0, 0);
-}
-
-static void sr_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
-				 uint64_t remote_addr, __be32 imm_data)
-{
-	sr_wr_begin(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, imm_data, rkey,
-		    remote_addr, 0, 0);
-}
-
-static void sr_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
-			    uint64_t remote_addr)
-{
-	sr_wr_begin(qpx, IBV_WR_RDMA_READ, 0, rkey, remote_addr, 0, 0);
-}
-
-static void sr_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
-				 uint64_t remote_addr, uint64_t compare,
-				 uint64_t swap)
-{
-	sr_wr_begin(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, 0, rkey, remote_addr,
-		    compare, swap);
-}
-
-static void sr_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
-				   uint64_t remote_addr, uint64_t add)
-{
-	sr_wr_begin(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, rkey, remote_addr,
-		    add, 0);
-}
-
-static void sr_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
-			  uint32_t rkey,
-			  const struct ibv_mw_bind_info *bind_info)
-{
-	struct softrdma_wr_hdr h = {
-		.wr_id = qpx->wr_id,
-		.send_flags = qpx->wr_flags,
-	};
-
-	softrdma_bind_mw_hdr(&h, mw->rkey, rkey, bind_info, false);
-	softrdma_qp_wr_begin(qpx_rings(qpx), &h);
-}
-
-static void sr_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
-{
-	sr_wr_begin(qpx, IBV_WR_LOCAL_INV, invalidate_rkey, 0, 0, 0, 0);
-}
-
-static void sr_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
-			  uint32_t length)
-{
-	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
-
-	softrdma_qp_wr_set_sge_list(qpx_rings(qpx), 1, &sge);
-}
-
-static void sr_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
-			       const struct ibv_sge *sg_list)
-{
-	softrdma_qp_wr_set_sge_list(qpx_rings(qpx), num_sge, sg_list);
-}
-
-static void sr_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
-				  size_t length)
-{
-	struct ibv_data_buf buf = { .addr = addr, .length = length };
-
-	softrdma_qp_wr_set_inline_list(qpx_rings(qpx), 1, &buf);
-}
-
-static void sr_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
-				       const struct ibv_data_buf *buf_list)
-{
-	softrdma_qp_wr_set_inline_list(qpx_rings(qpx), num_buf, buf_list);
-}
-
-static void sr_wr_start(struct ibv_qp_ex *qpx)
-{
-	softrdma_qp_wr_start(qpx_rings(qpx));
-}
-
-static int sr_wr_complete(struct ibv_qp_ex *qpx)
-{
-	struct sr_qp *qp = qpx_to_sr_qp(qpx);
-	int ret;
-
-	if (!sr_sq_postable(qp)) {
-		softrdma_qp_wr_abort(qp->rings);
-		return EINVAL;
-	}
-	ret = softrdma_qp_wr_complete(qp->rings);
-	return ret ? ret : sr_sq_doorbell(qp);
-}
-
-static void sr_wr_abort(struct ibv_qp_ex *qpx)
-{
-	softrdma_qp_wr_abort(qpx_rings(qpx));
-}
-
-/* The builders we have, by QP type; the rest fail QP creation. */
-static uint64_t sr_send_ops(enum ibv_qp_type type)
-{
-	switch (type) {
-	case IBV_QPT_RC:
-		return IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-		       IBV_QP_EX_WITH_SEND_WITH_INV |
-		       IBV_QP_EX_WITH_RDMA_WRITE |
-		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-		       IBV_QP_EX_WITH_RDMA_READ |
-		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
-		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
-	case IBV_QPT_UC:
-		return IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-		       IBV_QP_EX_WITH_SEND_WITH_INV |
-		       IBV_QP_EX_WITH_RDMA_WRITE |
-		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
-	default:
-		return 0; /* UD needs wr_set_ud_addr: not yet */
-	}
-}
-
-static void sr_set_send_ops(struct ibv_qp_ex *qpx, uint64_t ops)
-{
-	if (ops & IBV_QP_EX_WITH_SEND)
-		qpx->wr_send = sr_wr_send;
-	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
-		qpx->wr_send_imm = sr_wr_send_imm;
-	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
-		qpx->wr_send_inv = sr_wr_send_inv;
-	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
-		qpx->wr_rdma_write = sr_wr_rdma_write;
-	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
-		qpx->wr_rdma_write_imm = sr_wr_rdma_write_imm;
-	if (ops & IBV_QP_EX_WITH_RDMA_READ)
-		qpx->wr_rdma_read = sr_wr_rdma_read;
-	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
-		qpx->wr_atomic_cmp_swp = sr_wr_atomic_cmp_swp;
-	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
-		qpx->wr_atomic_fetch_add = sr_wr_atomic_fetch_add;
-	if (ops & IBV_QP_EX_WITH_BIND_MW)
-		qpx->wr_bind_mw = sr_wr_bind_mw;
-	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
-		qpx->wr_local_inv = sr_wr_local_inv;
-	qpx->wr_set_sge = sr_wr_set_sge;
-	qpx->wr_set_sge_list = sr_wr_set_sge_list;
-	qpx->wr_set_inline_data = sr_wr_set_inline_data;
-	qpx->wr_set_inline_data_list = sr_wr_set_inline_data_list;
-	qpx->wr_start = sr_wr_start;
-	qpx->wr_complete = sr_wr_complete;
-	qpx->wr_abort = sr_wr_abort;
+	return container_of(qpx, struct sr_qp, vqp.qp_ex)->core;
 }
 
 static struct ibv_qp *sr_create_qp_ex(struct ibv_context *context,
 				      struct ibv_qp_init_attr_ex *attr)
 {
-	struct usr_create_qp_resp resp = {};
-	struct ibv_create_qp cmd = {};
-	uint64_t ops = 0;
+	struct sr_create_qp_args a = { .context = context, .attr_ex = attr };
 	struct sr_qp *qp;
 	int ret;
 
-	if (attr->comp_mask & ~(uint64_t)(IBV_QP_INIT_ATTR_PD |
-					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-		ops = attr->send_ops_flags;
-		if (ops & ~sr_send_ops(attr->qp_type)) {
-			errno = EOPNOTSUPP;
-			return NULL;
-		}
-	}
-	qp = calloc(1, sizeof(*qp));
-	if (!qp) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp));
+	ret = softrdma_qp_ex_check(attr);
 	if (ret) {
-		free(qp);
 		errno = ret;
 		return NULL;
 	}
+	qp = sr_create(&sr_qp_ex_ops, &a);
+	if (!qp)
+		return NULL;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-		sr_set_send_ops(&qp->vqp.qp_ex, ops);
+		softrdma_qp_ex_init(&qp->vqp.qp_ex, attr->send_ops_flags);
 		qp->vqp.comp_mask |= VERBS_QP_EX;
 	}
-	return sr_qp_map(qp, context->cmd_fd, &resp.drv);
-}
-
-static int sr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-			struct ibv_recv_wr **bad_wr)
-{
-	struct sr_qp *qp = to_sr_qp(ibqp);
-	int ret, kret = 0;
-
-	if (qp->state == IBV_QPS_RESET) {
-		*bad_wr = wr;
-		return EINVAL;
-	}
-	ret = softrdma_qp_post_recv(qp->rings, wr, bad_wr);
-	if (ret && *bad_wr == wr)
-		return ret;
-	/*
-	 * Receives wait for packets; only a QP in error needs telling (the
-	 * kernel flags the ring when it moved the QP there on its own).
-	 */
-	if (qp->state == IBV_QPS_ERR || softrdma_qp_rq_need_wakeup(qp->rings))
-		kret = sr_kick(ibqp, false);
-	return ret ? ret : kret;
+	return &qp->vqp.qp;
 }
 
 static void sr_free_context(struct ibv_context *ibctx)

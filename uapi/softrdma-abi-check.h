@@ -38,8 +38,31 @@ static_assert(sizeof(struct softrdma_create_cq_resp) == 24,
 static_assert(sizeof(struct softrdma_sge) == 16, "SGE size");
 static_assert(sizeof(struct softrdma_send_wqe) == SOFTRDMA_SEND_WQE_HDR_SIZE,
 	      "send WQE header size");
+static_assert(offsetof(struct softrdma_send_wqe, num_sge) == 16,
+	      "send WQE num_sge");
+static_assert(offsetof(struct softrdma_send_wqe, imm_data) == 24,
+	      "send WQE imm_data");
+static_assert(offsetof(struct softrdma_send_wqe, rkey) == 28,
+	      "send WQE rkey");
 static_assert(offsetof(struct softrdma_send_wqe, remote_addr) == 32,
 	      "send WQE remote_addr");
+static_assert(offsetof(struct softrdma_send_wqe, compare_add) == 40,
+	      "send WQE compare_add");
+static_assert(offsetof(struct softrdma_send_wqe, swap) == 48,
+	      "send WQE swap");
+static_assert(offsetof(struct softrdma_send_wqe, reserved) == 56,
+	      "send WQE reserved");
+static_assert(offsetof(struct softrdma_send_wqe, bind_mw) == 24,
+	      "send WQE bind_mw");
+static_assert(sizeof(struct softrdma_bind_mw_wqe) == 32, "bind_mw size");
+static_assert(offsetof(struct softrdma_bind_mw_wqe, addr) == 8,
+	      "bind_mw addr");
+static_assert(offsetof(struct softrdma_bind_mw_wqe, length) == 16,
+	      "bind_mw length");
+static_assert(offsetof(struct softrdma_bind_mw_wqe, mr_lkey) == 24,
+	      "bind_mw mr_lkey");
+static_assert(offsetof(struct softrdma_bind_mw_wqe, access) == 28,
+	      "bind_mw access");
 static_assert(sizeof(struct softrdma_recv_wqe) == SOFTRDMA_RECV_WQE_HDR_SIZE,
 	      "recv WQE header size");
 static_assert(sizeof(struct softrdma_create_qp_resp) == 56,

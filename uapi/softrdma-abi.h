@@ -39,7 +39,7 @@ enum softrdma_transport_id {
 /* Flags in softrdma_ring_hdr.flags (written by the kernel). */
 enum softrdma_ring_flags {
 	/* The kernel worker sleeps: the producer must kick after posting. */
-	SOFTRDMA_RING_NEED_WAKEUP = 1 << 0,
+	SOFTRDMA_RING_NEED_KICK = 1 << 0,
 	/* The ring is in error (overflow or corrupted indices). */
 	SOFTRDMA_RING_ERROR = 1 << 1,
 };
@@ -130,16 +130,28 @@ enum softrdma_wqe_flags {
 };
 
 /*
+ * The fields of an IBV_WR_BIND_MW, in the place of the send WQE's
+ * imm_data ... swap. It carries no data. mw_rkey names the window by its
+ * index (its 8-bit key may be stale); new_rkey is the key it gets.
+ * addr and length give the range of the MR whose lkey is mr_lkey (0 for a
+ * zero length, which unbinds); access holds the window's IBV_ACCESS_*
+ * flags.
+ */
+struct softrdma_bind_mw_wqe {
+	__u32 mw_rkey;
+	__u32 new_rkey;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__u32 mr_lkey;
+	__u32 access;		/* enum ibv_access_flags */
+};
+
+/*
  * Send queue entry: this header, then num_sge softrdma_sge or, with
  * SOFTRDMA_WQE_INLINE, inline_len bytes of data. opcode is the verbs
- * (IBV_WR_*) value.
- *
- * IBV_WR_BIND_MW carries no data: imm_data is an rkey of the window (its
- * index names it; the 8-bit key may be stale), rkey the new one,
- * remote_addr and compare_add the window's address and length, swap the
- * MR's lkey (low 32 bits, 0 for a zero length) and the window's
- * IBV_ACCESS_* flags (high 32 bits). IBV_WR_LOCAL_INV carries the
- * key to invalidate in imm_data.
+ * (IBV_WR_*) value. IBV_WR_BIND_MW uses bind_mw; every other opcode the
+ * fields beside it. IBV_WR_LOCAL_INV carries the key to invalidate in
+ * imm_data.
  */
 struct softrdma_send_wqe {
 	__aligned_u64 wr_id;
@@ -147,11 +159,17 @@ struct softrdma_send_wqe {
 	__u32 flags;		/* enum softrdma_wqe_flags */
 	__u32 num_sge;
 	__u32 inline_len;
-	__u32 imm_data;		/* immediate (big endian) or rkey to invalidate */
-	__u32 rkey;
-	__aligned_u64 remote_addr;
-	__aligned_u64 compare_add;
-	__aligned_u64 swap;
+	union {
+		struct {
+			/* immediate (big endian) or rkey to invalidate */
+			__u32 imm_data;
+			__u32 rkey;
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+		};
+		struct softrdma_bind_mw_wqe bind_mw;
+	};
 	__u32 reserved[2];
 };
 

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Posting work requests: the doorbells of user QPs, and the post verbs of
+ * Posting work requests: the kicks of user QPs, and the post verbs of
  * kernel consumers.
  *
  * A process posts by writing its rings and makes a POST_SEND or POST_RECV
  * command without work requests when the kernel must be woken. A kernel
  * consumer's QP has the same rings, unmapped: post_send, post_recv and
  * post_srq_recv encode each work request into the ring in the very format
- * the provider writes, publish the producer index and ring the doorbell, so
+ * the provider writes, publish the producer index and kick, so
  * the transports take kernel and user WQEs the same way.
  *
  * The post verbs may be called from any context, hard interrupts and
  * IRQs-off sections included: the rings are written under spinlocks taken
- * with irqsave, and the doorbell runs the requester right away only where
+ * with irqsave, and the kick runs the requester right away only where
  * it can take qp->lock (bottom halves off); otherwise a work item does.
  */
 #include <linux/workqueue.h>
@@ -142,26 +142,26 @@ static int softrdma_encode_recv(const struct ib_recv_wr *wr, u8 *slot,
 	return 0;
 }
 
-/* The doorbell, from process context with qp->lock unavailable. */
+/* The kick, from process context with qp->lock unavailable. */
 void softrdma_kick_work(struct work_struct *work)
 {
 	struct softrdma_qp *qp = container_of(work, struct softrdma_qp,
 					      kick_work);
 
 	spin_lock_bh(&qp->lock);
-	softrdma_qp_doorbell(qp);
+	softrdma_qp_kick_locked(qp);
 	spin_unlock_bh(&qp->lock);
 }
 
 /*
- * Ring a kernel QP's doorbell. With IRQs off, or qp->lock held (by us: a
+ * Kick a kernel QP. With IRQs off, or qp->lock held (by us: a
  * completion handler that posts; or by a packet being handled on another
- * CPU), the work item rings it: nothing published is ever left behind.
+ * CPU), the work item kicks it: nothing published is ever left behind.
  */
-static void softrdma_kernel_doorbell(struct softrdma_qp *qp)
+static void softrdma_kernel_kick(struct softrdma_qp *qp)
 {
 	if (!irqs_disabled() && !in_hardirq() && spin_trylock_bh(&qp->lock)) {
-		softrdma_qp_doorbell(qp);
+		softrdma_qp_kick_locked(qp);
 		spin_unlock_bh(&qp->lock);
 		return;
 	}
@@ -178,7 +178,7 @@ int softrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u32 prod;
 	int ret = 0;
 
-	/* A process's doorbell: the WQEs are in the ring already. */
+	/* A process's kick: the WQEs are in the ring already. */
 	if (!wr)
 		return qp->transport->req_kick ?
 		       qp->transport->req_kick(qp) : softrdma_qp_kick(qp);
@@ -212,7 +212,7 @@ int softrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (ret)
 		*bad_wr = wr;
-	softrdma_kernel_doorbell(qp);
+	softrdma_kernel_kick(qp);
 	return ret;
 }
 
@@ -273,7 +273,7 @@ int softrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 				      qp->rq_max_sge, bad_wr);
 	/* The responder takes receives as messages come; flushing is ours. */
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		softrdma_kernel_doorbell(qp);
+		softrdma_kernel_kick(qp);
 	return ret;
 }
 

@@ -136,7 +136,7 @@ static int softrdma_mw_bind_check(struct softrdma_qp *qp,
 				  const struct softrdma_mr *mr, u32 access)
 {
 	bool type1 = mw->ibmw.type == IB_MW_TYPE_1;
-	u32 new_rkey = wqe->rkey;
+	u32 new_rkey = wqe->bind_mw.new_rkey;
 
 	/* Type 1 through ibv_bind_mw only, type 2 through a bind WQE only. */
 	if (type1 != !!(wqe->flags & SOFTRDMA_WQE_BIND_TYPE1))
@@ -170,22 +170,22 @@ static int softrdma_mw_bind_check(struct softrdma_qp *qp,
 u32 softrdma_mw_bind(struct softrdma_qp *qp,
 		     const struct softrdma_send_wqe *wqe)
 {
-	u32 lkey = (u32)wqe->swap, access = (u32)(wqe->swap >> 32);
+	const struct softrdma_bind_mw_wqe *b = &wqe->bind_mw;
 	struct softrdma_mr *mr = NULL;
 	struct softrdma_mw *mw;
 	int err;
 
-	if (wqe->compare_add) {
-		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, lkey,
-				     wqe->remote_addr, wqe->compare_add,
-				     IB_ACCESS_MW_BIND, &err);
+	if (b->length) {
+		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, b->mr_lkey,
+				     b->addr, b->length, IB_ACCESS_MW_BIND,
+				     &err);
 		if (!mr)
 			return IB_WC_MW_BIND_ERR;
 	}
-	mw = softrdma_mw_lock(qp->sdev, wqe->imm_data, true);
+	mw = softrdma_mw_lock(qp->sdev, b->mw_rkey, true);
 	if (!mw)
 		goto err_mr;
-	if (softrdma_mw_bind_check(qp, mw, wqe, mr, access)) {
+	if (softrdma_mw_bind_check(qp, mw, wqe, mr, b->access)) {
 		spin_unlock_bh(&mw->lock);
 		goto err_mr;
 	}
@@ -193,14 +193,14 @@ u32 softrdma_mw_bind(struct softrdma_qp *qp,
 	if (mr) {
 		atomic_inc(&mr->num_mws);
 		mw->mr = mr;		/* the reference goes with it */
-		mw->addr = wqe->remote_addr;
-		mw->length = wqe->compare_add;
-		mw->access = access;
+		mw->addr = b->addr;
+		mw->length = b->length;
+		mw->access = b->access;
 	}
 	if (mw->ibmw.type == IB_MW_TYPE_2)
 		mw->qp = qp;
 	mw->valid = true;
-	mw->ibmw.rkey = wqe->rkey;
+	mw->ibmw.rkey = b->new_rkey;
 	spin_unlock_bh(&mw->lock);
 	return IB_WC_SUCCESS;
 

@@ -5,15 +5,15 @@
  *
  * Without it, the requester looks at the producer index whenever an
  * acknowledgment arrives (the RoCE requester does): the provider
- * kicks only an SQ with nothing in flight. With it, a QP whose provider rang
- * the doorbell (a kick system call) also joins the poller's list and its SQ
- * ring's NEED_WAKEUP flag is cleared: while it is on the list, the provider
+ * kicks only an SQ with nothing in flight. With it, a QP whose provider made
+ * a kick (system call) also joins the poller's list and its SQ
+ * ring's NEED_KICK flag is cleared: while it is on the list, the provider
  * publishes WQEs without a system call and the poller thread sends them. A
  * QP that brings no new work for poll_us microseconds leaves the list with
- * NEED_WAKEUP set again. On two vCPUs shared with spinning applications the
+ * NEED_KICK set again. On two vCPUs shared with spinning applications the
  * thread costs more than it saves (see tools/lab bench), hence the default.
  *
- * No wake-up is lost: the provider publishes its producer index, then (after
+ * No kick is lost: the provider publishes its producer index, then (after
  * a full barrier) reads the flag; the poller sets the flag, then (after a
  * full barrier) reads the producer index once more before it lets go.
  */
@@ -35,9 +35,9 @@ static DECLARE_WAIT_QUEUE_HEAD(softrdma_poll_wq);
 static struct task_struct *softrdma_poll_task;
 
 /* The provider must kick this QP's SQ from now on. Caller holds qp->lock. */
-void softrdma_qp_need_wakeup(struct softrdma_qp *qp)
+void softrdma_qp_need_kick(struct softrdma_qp *qp)
 {
-	softrdma_ring_set_flag(&qp->sq, SOFTRDMA_RING_NEED_WAKEUP);
+	softrdma_ring_set_flag(&qp->sq, SOFTRDMA_RING_NEED_KICK);
 	/* Pairs with the provider's barrier between publish and flag read. */
 	smp_mb();
 }
@@ -53,7 +53,7 @@ void softrdma_poll_add(struct softrdma_qp *qp)
 	WRITE_ONCE(qp->poll_last, ktime_get());
 	if (list_empty(&qp->poll_node) && !qp->poll_dead) {
 		list_add_tail(&qp->poll_node, &softrdma_poll_list);
-		softrdma_ring_clear_flag(&qp->sq, SOFTRDMA_RING_NEED_WAKEUP);
+		softrdma_ring_clear_flag(&qp->sq, SOFTRDMA_RING_NEED_KICK);
 	}
 	spin_unlock_bh(&softrdma_poll_lock);
 	wake_up(&softrdma_poll_wq);
@@ -78,18 +78,18 @@ static bool softrdma_poll_qp(struct softrdma_qp *qp, ktime_t now, s64 idle_ns)
 
 	spin_lock_bh(&qp->lock);
 	if (READ_ONCE(qp->state) != IB_QPS_RTS) {
-		softrdma_qp_need_wakeup(qp);
+		softrdma_qp_need_kick(qp);
 		keep = false;
 	} else if (qp->transport->req_pending(qp)) {
 		qp->transport->req_run(qp);
 		WRITE_ONCE(qp->poll_last, now);
 	} else if (ktime_to_ns(ktime_sub(now, READ_ONCE(qp->poll_last))) >
 		   idle_ns) {
-		softrdma_qp_need_wakeup(qp);
+		softrdma_qp_need_kick(qp);
 		/* Published before the provider saw the flag? Keep going. */
 		if (qp->transport->req_pending(qp))
 			softrdma_ring_clear_flag(&qp->sq,
-						 SOFTRDMA_RING_NEED_WAKEUP);
+						 SOFTRDMA_RING_NEED_KICK);
 		else
 			keep = false;
 	}

@@ -112,7 +112,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (ret)
 		goto err_rq;
 	/* Nobody polls the new SQ: the provider kicks. */
-	qp->sq.hdr->flags = SOFTRDMA_RING_NEED_WAKEUP;
+	qp->sq.hdr->flags = SOFTRDMA_RING_NEED_KICK;
 
 	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
 			      XA_LIMIT(SOFTRDMA_QPN_MIN, SOFTRDMA_QPN_MAX),
@@ -434,7 +434,7 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 				 attr->en_sqd_async_notify;
 	WRITE_ONCE(qp->state, next);
 	if (next != IB_QPS_RTS)
-		softrdma_qp_need_wakeup(qp);
+		softrdma_qp_need_kick(qp);
 	if (next == IB_QPS_SQD)
 		qp->transport->sqd_check(qp);
 	else if (next == IB_QPS_RTS && cur == IB_QPS_SQD)
@@ -444,10 +444,10 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->transport->qp_stop(qp);
 	if (next == IB_QPS_RESET) {
 		softrdma_qp_reset_rings(qp);
-		softrdma_ring_clear_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
+		softrdma_ring_clear_flag(&qp->rq, SOFTRDMA_RING_NEED_KICK);
 	} else if (next == IB_QPS_ERR) {
 		/* Receives posted from now on must be flushed: kick. */
-		softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
+		softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_KICK);
 		softrdma_qp_flush(qp);
 	}
 	spin_unlock_bh(&qp->lock);
@@ -508,7 +508,7 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * Act on WQEs published in the rings: in RTS the requester sends them; in
  * the error state they are flushed. Caller holds qp->lock.
  */
-void softrdma_qp_doorbell(struct softrdma_qp *qp)
+void softrdma_qp_kick_locked(struct softrdma_qp *qp)
 {
 	switch (qp->state) {
 	case IB_QPS_ERR:
@@ -523,7 +523,7 @@ void softrdma_qp_doorbell(struct softrdma_qp *qp)
 }
 
 /*
- * The doorbell of a user QP (a POST_SEND or POST_RECV command with no work
+ * The kick of a user QP (a POST_SEND or POST_RECV command with no work
  * requests): the provider has published WQEs. In RTS the requester sends
  * them; in the error state they are flushed.
  */
@@ -535,7 +535,7 @@ int softrdma_qp_kick(struct softrdma_qp *qp)
 	if (qp->state == IB_QPS_RESET)
 		ret = -EINVAL;
 	else
-		softrdma_qp_doorbell(qp);
+		softrdma_qp_kick_locked(qp);
 	spin_unlock_bh(&qp->lock);
 	if (!ret && qp->state == IB_QPS_RTS)
 		softrdma_poll_add(qp);
@@ -582,8 +582,8 @@ void softrdma_qp_shadow_free(struct softrdma_qp *qp)
 void softrdma_qp_enter_err(struct softrdma_qp *qp)
 {
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
-	softrdma_qp_need_wakeup(qp);
-	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
+	softrdma_qp_need_kick(qp);
+	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_KICK);
 	softrdma_qp_flush(qp);
 	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
 	qp->req.comp_idx = qp->req.send_idx;

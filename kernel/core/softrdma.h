@@ -195,7 +195,7 @@ struct softrdma_qp {
 	/* Kernel QPs: the verbs write the rings under these locks. */
 	spinlock_t sq_lock;		/* producer of sq */
 	spinlock_t rq_lock;		/* producer of rq */
-	struct work_struct kick_work;	/* a doorbell from atomic context */
+	struct work_struct kick_work;	/* a kick from atomic context */
 };
 
 struct softrdma_srq {
@@ -431,7 +431,7 @@ void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
 u32 softrdma_swqe_copy_atomic(struct softrdma_qp *qp, u32 slot, const u8 *body);
 u32 softrdma_swqe_copy_body(struct softrdma_qp *qp, u32 slot, const u8 *body,
 			    u64 *len);
-void softrdma_qp_doorbell(struct softrdma_qp *qp);
+void softrdma_qp_kick_locked(struct softrdma_qp *qp);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static without KUnit; the KUnit suite checks it. */
 int softrdma_check_qp_attr(struct softrdma_qp *qp, struct ib_qp_attr *attr,
@@ -453,7 +453,7 @@ int softrdma_poll_init(void);
 void softrdma_poll_exit(void);
 void softrdma_poll_add(struct softrdma_qp *qp);
 void softrdma_poll_del(struct softrdma_qp *qp);
-void softrdma_qp_need_wakeup(struct softrdma_qp *qp);
+void softrdma_qp_need_kick(struct softrdma_qp *qp);
 
 /* mem.c */
 int softrdma_mr_init_pages(struct softrdma_mr *mr);

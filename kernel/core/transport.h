@@ -50,7 +50,7 @@ struct softrdma_transport {
 	void (*req_run)(struct softrdma_qp *qp);
 	bool (*req_pending)(struct softrdma_qp *qp);
 	/*
-	 * A process rang the doorbell (no lock held, may sleep): send in its
+	 * A process kicked (no lock held, may sleep): send in its
 	 * context rather than wake a worker (may be NULL).
 	 */
 	int (*req_kick)(struct softrdma_qp *qp);

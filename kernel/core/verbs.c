@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Verbs shared by both transports: user contexts, PDs, CQs and MRs (the QPs
- * are in qp.c, posting and doorbells in kpost.c, fast registration in
+ * are in qp.c, posting and kicks in kpost.c, fast registration in
  * frmr.c).
  */
 #include <linux/random.h>

@@ -255,7 +255,7 @@ enum {
 				  (SOFTRDMA_MPA_MARKER_INTERVAL - \
 				   SOFTRDMA_MPA_MARKER_LEN)))
 
-/* The largest message a poster's doorbell sends itself (tx.c). */
+/* The largest message a poster's kick sends itself (tx.c). */
 #define SOFTRDMA_IW_DIRECT_MAX	(64 * 1024)
 /* The kernel can send pages by reference (Kbuild finds out). */
 #ifndef SOFTRDMA_IW_ZC

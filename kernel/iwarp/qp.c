@@ -102,8 +102,8 @@ void softrdma_iw_qp_fail(struct softrdma_qp *qp)
 	struct softrdma_iw_qp *iw = qp->iw;
 
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
-	softrdma_qp_need_wakeup(qp);
-	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_WAKEUP);
+	softrdma_qp_need_kick(qp);
+	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_KICK);
 	softrdma_qp_flush(qp);
 	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
 	qp->req.comp_idx = qp->req.send_idx;
@@ -337,7 +337,7 @@ void softrdma_iw_qp_stop(struct softrdma_qp *qp)
 		return;
 	cancel_work_sync(&iw->tx_work);
 	cancel_work_sync(&iw->rx_work);
-	/* A poster sending in its doorbell finds no socket from now on. */
+	/* A poster sending in its kick finds no socket from now on. */
 	mutex_lock(&iw->tx_mutex);
 	mutex_unlock(&iw->tx_mutex);
 	softrdma_cep_put(cep);

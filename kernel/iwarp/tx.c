@@ -7,7 +7,7 @@
  * and sends a Terminate; large payloads go to TCP by reference, as the
  * pages of their MR.
  *
- * The sender runs in the doorbell of the process that posted, while the
+ * The sender runs in the kick of the process that posted, while the
  * socket takes its output at once, and otherwise in a work item, which
  * blocks in the socket while the peer is slow to read; one at a time
  * (iw->tx_mutex). It holds qp->lock only to look at or change the QP's
@@ -31,8 +31,8 @@
 #include "iwarp.h"
 
 /*
- * A poster's doorbell in progress on a CPU (softrdma_iw_req_kick()), and a
- * QP whose sender a softirq run in that doorbell left to it.
+ * A poster's kick in progress on a CPU (softrdma_iw_req_kick()), and a
+ * QP whose sender a softirq run in that kick left to it.
  */
 struct softrdma_iw_kicker {
 	struct task_struct *task;
@@ -44,8 +44,8 @@ static DEFINE_PER_CPU(struct softrdma_iw_kicker, softrdma_iw_kicker);
 /*
  * The sender of @qp has work: a Read or Atomic Response to send (caller
  * holds qp->lock; softirq). Over veth, the request arrived in the softirq
- * that the requester's own doorbell ran on its way out of the socket: then
- * that doorbell sends the response on its way back, and no worker has to
+ * that the requester's own kick ran on its way out of the socket: then
+ * that kick sends the response on its way back, and no worker has to
  * be woken (a scheduler round trip, often a whole idle CPU's).
  */
 void softrdma_iw_tx_soon(struct softrdma_qp *qp)
@@ -440,7 +440,7 @@ int softrdma_iw_send_rtr(struct softrdma_qp *qp, struct socket *sock, u16 rtr)
 }
 
 /*
- * May a poster's doorbell send @len more bytes in its own context? Only
+ * May a poster's kick send @len more bytes in its own context? Only
  * while the socket takes them without waiting, and only so much: the rest
  * is the work item's.
  */
@@ -455,7 +455,7 @@ static bool softrdma_iw_direct_ok(struct socket *sock, u64 len)
 
 /*
  * The sender (iw->tx_mutex held): Terminate, Read Responses, then the SQ.
- * @direct: in a poster's doorbell, which hands large or blocked output to
+ * @direct: in a poster's kick, which hands large or blocked output to
  * the work item.
  */
 static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
@@ -682,14 +682,14 @@ bool softrdma_iw_req_pending(struct softrdma_qp *qp)
 	return smp_load_acquire(&qp->sq.hdr->producer) != qp->req.send_idx;
 }
 
-/* The doorbell: the sender runs in its work item. Caller holds qp->lock. */
+/* The kick: the sender runs in its work item. Caller holds qp->lock. */
 void softrdma_iw_req_run(struct softrdma_qp *qp)
 {
 	if (qp->iw->sock)
 		queue_work(softrdma_iw_wq, &qp->iw->tx_work);
 }
 
-/* Send what a softirq left to a doorbell (softrdma_iw_tx_soon()). */
+/* Send what a softirq left to a kick (softrdma_iw_tx_soon()). */
 static void softrdma_iw_run_left(struct softrdma_qp *qp)
 {
 	struct softrdma_iw_qp *iw = qp->iw;
@@ -704,7 +704,7 @@ static void softrdma_iw_run_left(struct softrdma_qp *qp)
 }
 
 /*
- * A process's doorbell (process context, no lock held): a connected QP's
+ * A process's kick (process context, no lock held): a connected QP's
  * WQEs go out in the poster's context, as far as the socket takes them at
  * once. Waking a worker instead costs a scheduler round trip, a whole tick
  * when the poster spins on the CPU the worker wakes on.

@@ -5,7 +5,7 @@
  * packets and sends them within its window, and sends them again (go back
  * N) when the retransmission timer fires or the completer asks.
  *
- * The requester runs when the provider rings the doorbell, from the
+ * The requester runs when the provider kicks, from the
  * poller and after every acknowledgment, always under qp->lock. Every WQE
  * is copied out of the shared ring once, when it is first taken, and only
  * the kernel's copy is used from then on (retransmissions included).
@@ -327,22 +327,22 @@ bool softrdma_req_pending(struct softrdma_qp *qp)
 }
 
 /*
- * The kernel side of the doorbell (DESIGN.md, "Data path"). While WQEs are
+ * The kernel side of the kick (DESIGN.md, "Data path"). While WQEs are
  * in flight, an ACK, a response or the retransmit timer brings the
  * requester back, and it reads the producer index then: the provider need
- * not kick, and NEED_WAKEUP is clear. Once everything is acknowledged the
+ * not kick, and NEED_KICK is clear. Once everything is acknowledged the
  * flag is set, and the producer index read once more after a full barrier,
- * against the provider's publish-barrier-read: no wake-up is lost.
+ * against the provider's publish-barrier-read: no kick is lost.
  *
  * Return: true if WQEs were published meanwhile (run again).
  */
-static bool softrdma_req_doorbell(struct softrdma_qp *qp)
+static bool softrdma_req_set_need_kick(struct softrdma_qp *qp)
 {
 	if (qp->req.comp_idx != qp->req.send_idx) {
-		softrdma_ring_clear_flag(&qp->sq, SOFTRDMA_RING_NEED_WAKEUP);
+		softrdma_ring_clear_flag(&qp->sq, SOFTRDMA_RING_NEED_KICK);
 		return false;
 	}
-	softrdma_qp_need_wakeup(qp);
+	softrdma_qp_need_kick(qp);
 	return softrdma_req_pending(qp);
 }
 
@@ -429,7 +429,7 @@ again:
 		}
 	}
 window_full:
-	if (softrdma_req_doorbell(qp))
+	if (softrdma_req_set_need_kick(qp))
 		goto again;
 	/* New packets need the timer; an idle pass must not push it back. */
 	if (qp->req.comp_idx != qp->req.send_idx &&

@@ -80,12 +80,12 @@ softrdma_wr_hdr bind_mw_hdr(std::uint32_t mw_rkey, std::uint32_t new_rkey,
 {
 	softrdma_wr_hdr h{};
 	h.opcode = IBV_WR_BIND_MW;
-	h.imm_data = mw_rkey;
-	h.rkey = new_rkey;
-	h.remote_addr = info.addr;
-	h.compare_add = info.length;
-	const std::uint32_t lkey = info.mr ? info.mr->lkey : 0;
-	h.swap = static_cast<std::uint64_t>(info.mw_access_flags) << 32 | lkey;
+	h.bind_mw.mw_rkey = mw_rkey;
+	h.bind_mw.new_rkey = new_rkey;
+	h.bind_mw.addr = info.addr;
+	h.bind_mw.length = info.length;
+	h.bind_mw.mr_lkey = info.mr ? info.mr->lkey : 0;
+	h.bind_mw.access = info.mw_access_flags;
 	h.wqe_flags = type1 ? SOFTRDMA_WQE_BIND_TYPE1 : 0;
 	return h;
 }
@@ -130,16 +130,28 @@ int SendQueue::post(const ibv_send_wr &wr) noexcept
 	return complete();
 }
 
-void SendQueue::start() noexcept
+void SendQueue::reset() noexcept
 {
 	next_ = ring_.load_producer();
 	err_ = 0;
 	cur_ = {};
 }
 
+void SendQueue::start() noexcept
+{
+	reset();
+}
+
+void SendQueue::finish() noexcept
+{
+	if (!cur_.empty() && !err_)
+		std::memcpy(cur_.data(), &hdr_, sizeof(hdr_));
+	cur_ = {};
+}
+
 void SendQueue::begin(const softrdma_wr_hdr &wr) noexcept
 {
-	cur_ = {};
+	finish();
 	if (err_)
 		return;
 	if (!known_opcode(static_cast<ibv_wr_opcode>(wr.opcode))) {
@@ -151,24 +163,26 @@ void SendQueue::begin(const softrdma_wr_hdr &wr) noexcept
 		fail(ENOMEM);
 		return;
 	}
-	softrdma_send_wqe hdr{};
-	hdr.wr_id = wr.wr_id;
-	hdr.opcode = wr.opcode;
+	hdr_ = softrdma_send_wqe{};
+	hdr_.wr_id = wr.wr_id;
+	hdr_.opcode = wr.opcode;
 	if (wr.send_flags & IBV_SEND_SIGNALED)
-		hdr.flags |= SOFTRDMA_WQE_SIGNALED;
+		hdr_.flags |= SOFTRDMA_WQE_SIGNALED;
 	if (wr.send_flags & IBV_SEND_SOLICITED)
-		hdr.flags |= SOFTRDMA_WQE_SOLICITED;
+		hdr_.flags |= SOFTRDMA_WQE_SOLICITED;
 	if (wr.send_flags & IBV_SEND_FENCE)
-		hdr.flags |= SOFTRDMA_WQE_FENCE;
-	hdr.flags |= wr.wqe_flags & SOFTRDMA_WQE_BIND_TYPE1;
-	hdr.imm_data = wr.imm_data;
-	hdr.rkey = wr.rkey;
-	hdr.remote_addr = wr.remote_addr;
-	hdr.compare_add = wr.compare_add;
-	hdr.swap = wr.swap;
+		hdr_.flags |= SOFTRDMA_WQE_FENCE;
+	hdr_.flags |= wr.wqe_flags & SOFTRDMA_WQE_BIND_TYPE1;
+	if (wr.opcode == IBV_WR_BIND_MW) {
+		hdr_.bind_mw = wr.bind_mw;
+	} else {
+		hdr_.imm_data = wr.imm_data;
+		hdr_.rkey = wr.rkey;
+		hdr_.remote_addr = wr.remote_addr;
+		hdr_.compare_add = wr.compare_add;
+		hdr_.swap = wr.swap;
+	}
 	cur_ = ring_.slot(next_++);
-	cur_opcode_ = wr.opcode;
-	std::memcpy(cur_.data(), &hdr, sizeof(hdr));
 }
 
 void SendQueue::set_sges(std::span<const ibv_sge> sges) noexcept
@@ -184,12 +198,9 @@ void SendQueue::set_sges(std::span<const ibv_sge> sges) noexcept
 		const softrdma_sge e{sges[i].addr, sges[i].length, sges[i].lkey};
 		std::memcpy(body.subspan(i * sizeof(e), sizeof(e)).data(), &e, sizeof(e));
 	}
-	softrdma_send_wqe hdr{};
-	std::memcpy(&hdr, cur_.data(), sizeof(hdr));
-	hdr.flags &= ~static_cast<std::uint32_t>(SOFTRDMA_WQE_INLINE);
-	hdr.num_sge = static_cast<std::uint32_t>(sges.size());
-	hdr.inline_len = 0;
-	std::memcpy(cur_.data(), &hdr, sizeof(hdr));
+	hdr_.flags &= ~static_cast<std::uint32_t>(SOFTRDMA_WQE_INLINE);
+	hdr_.num_sge = static_cast<std::uint32_t>(sges.size());
+	hdr_.inline_len = 0;
 }
 
 template <typename Buf>
@@ -197,7 +208,7 @@ void SendQueue::put_inline(std::span<const Buf> bufs) noexcept
 {
 	if (err_)
 		return;
-	if (cur_.empty() || !inline_ok(cur_opcode_)) {
+	if (cur_.empty() || !inline_ok(hdr_.opcode)) {
 		fail(EINVAL);
 		return;
 	}
@@ -216,12 +227,9 @@ void SendQueue::put_inline(std::span<const Buf> bufs) noexcept
 			std::memcpy(body.subspan(off, len).data(), buf_addr(b), len);
 		off += len;
 	}
-	softrdma_send_wqe hdr{};
-	std::memcpy(&hdr, cur_.data(), sizeof(hdr));
-	hdr.flags |= SOFTRDMA_WQE_INLINE;
-	hdr.num_sge = 0;
-	hdr.inline_len = static_cast<std::uint32_t>(total);
-	std::memcpy(cur_.data(), &hdr, sizeof(hdr));
+	hdr_.flags |= SOFTRDMA_WQE_INLINE;
+	hdr_.num_sge = 0;
+	hdr_.inline_len = static_cast<std::uint32_t>(total);
 }
 
 void SendQueue::set_inline(std::span<const ibv_sge> bufs) noexcept
@@ -236,21 +244,17 @@ void SendQueue::set_inline(std::span<const ibv_data_buf> bufs) noexcept
 
 int SendQueue::complete() noexcept
 {
+	finish();
 	const int err = err_;
-	if (err)
-		next_ = ring_.load_producer();
-	else
+	if (!err)
 		ring_.store_producer(next_);
-	err_ = 0;
-	cur_ = {};
+	reset();
 	return err;
 }
 
 void SendQueue::abort() noexcept
 {
-	next_ = ring_.load_producer();
-	err_ = 0;
-	cur_ = {};
+	reset();
 }
 
 int RecvQueue::post(const ibv_recv_wr &wr) noexcept

@@ -11,21 +11,46 @@
 #include "ring.hpp"
 #include "softrdma_core.h"
 
+// The fields of one send work request besides its data. A bind
+// (IBV_WR_BIND_MW) uses bind_mw, every other opcode the fields beside it,
+// as in the WQE (softrdma-abi.h).
+struct softrdma_wr_hdr {
+	std::uint64_t wr_id;
+	std::uint32_t opcode;	  // enum ibv_wr_opcode
+	std::uint32_t send_flags; // enum ibv_send_flags
+	std::uint32_t wqe_flags;  // SOFTRDMA_WQE_BIND_TYPE1 or 0
+	union {
+		struct {
+			std::uint32_t imm_data; // immediate (big endian) or rkey to invalidate
+			std::uint32_t rkey;
+			std::uint64_t remote_addr;
+			std::uint64_t compare_add;
+			std::uint64_t swap;
+		};
+		softrdma_bind_mw_wqe bind_mw;
+	};
+};
+
 namespace softrdma {
 
-// The header of a bind WQE (see softrdma_bind_mw_hdr).
+// The header of a bind WQE besides wr_id and send_flags: the window whose
+// current rkey is mw_rkey gets new_rkey and the binding in info. type1:
+// from ibv_bind_mw (a type 1 window), not a bind work request.
 softrdma_wr_hdr bind_mw_hdr(std::uint32_t mw_rkey, std::uint32_t new_rkey,
 			    const ibv_mw_bind_info &info, bool type1) noexcept;
 
 // Writes send work requests into a send queue ring.
 //
-// Every request, whatever API it comes from, is built the same way: begin()
-// writes the WQE header into the next free slot, a data setter fills its
-// body, and complete() publishes all requests built since start() with one
-// release store of the producer index. Until then the kernel sees none of
-// them; abort() drops them. The first error (queue full, a request that
-// does not fit) sticks: later calls do nothing and complete() returns it,
-// publishing nothing.
+// Every request, whatever API it comes from (ibv_post_send, the ibv_wr_*
+// API, ibv_bind_mw), is built the same way: begin() takes the next free
+// slot and fills in the WQE header in a copy of its own, a data setter
+// writes the body into the slot and completes the copy, and the header is
+// written into the slot once, when the next request begins or the batch
+// completes. complete() then publishes all requests built since start()
+// with one release store of the producer index; until then the kernel sees
+// none of them, and abort() drops them. The first error (queue full, a
+// request that does not fit) sticks: later calls do nothing and complete()
+// returns it, publishing nothing.
 class SendQueue {
 public:
 	SendQueue(RingView ring, std::uint32_t max_sge, std::uint32_t max_inline) noexcept
@@ -34,8 +59,8 @@ public:
 	{
 	}
 
-	// Posts one work request and publishes it. Returns 0, ENOMEM if the
-	// queue is full, or EINVAL if the request does not fit the queue.
+	// Posts one work request (a batch of one) and publishes it. Returns 0,
+	// ENOMEM if the queue is full, or EINVAL if the request does not fit.
 	int post(const ibv_send_wr &wr) noexcept;
 
 	// Opens a batch.
@@ -55,14 +80,17 @@ public:
 	// Drops the batch.
 	void abort() noexcept;
 
-	[[nodiscard]] bool need_wakeup() const noexcept
+	[[nodiscard]] bool need_kick() const noexcept
 	{
-		return ring_.load_flags() & SOFTRDMA_RING_NEED_WAKEUP;
+		return ring_.load_flags() & SOFTRDMA_RING_NEED_KICK;
 	}
 
 private:
 	template <typename Buf>
 	void put_inline(std::span<const Buf> bufs) noexcept;
+	// Writes the header of the request begun last into its slot.
+	void finish() noexcept;
+	void reset() noexcept;
 	void fail(int err) noexcept
 	{
 		if (!err_)
@@ -73,11 +101,12 @@ private:
 	std::uint32_t max_sge_;
 	std::uint32_t max_inline_;
 	// The batch: the index of the next slot to fill, the first error, and
-	// the slot of the request begun last (empty before any).
+	// the slot of the request begun last (empty before any) with the
+	// header it gets.
 	std::uint32_t next_;
 	int err_ = 0;
 	std::span<std::byte> cur_;
-	std::uint32_t cur_opcode_ = 0;
+	softrdma_send_wqe hdr_{};
 };
 
 // Writes receive work requests into a receive queue ring.
@@ -85,12 +114,13 @@ class RecvQueue {
 public:
 	RecvQueue(RingView ring, std::uint32_t max_sge) noexcept : ring_(ring), max_sge_(max_sge) {}
 
-	// As SendQueue::post.
+	// Posts one work request and publishes it: 0, ENOMEM if the queue is
+	// full, EINVAL if the request has more SGEs than it takes.
 	int post(const ibv_recv_wr &wr) noexcept;
 
-	[[nodiscard]] bool need_wakeup() const noexcept
+	[[nodiscard]] bool need_kick() const noexcept
 	{
-		return ring_.load_flags() & SOFTRDMA_RING_NEED_WAKEUP;
+		return ring_.load_flags() & SOFTRDMA_RING_NEED_KICK;
 	}
 
 private:

@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The C interface of the provider's C++ core, for the C shim that speaks
- * rdma-core's private provider ABI. No C++ exception crosses it: failures
- * come back as NULL with errno set, or as a negative errno.
+ * rdma-core's private provider ABI (../softrdma.c). The core holds the
+ * data path: the rings, the WQE and CQE encodings, the post loop, the
+ * states a QP may be posted in and the kick. It uses only public headers
+ * (libibverbs' verbs.h and the kernel's uverbs ABI).
+ *
+ * Error convention: errors are positive errno values, as the verbs return
+ * them. A function returning int returns 0 or an errno; one returning a
+ * pointer returns NULL and sets errno. The only exception is
+ * softrdma_cq_poll(), which returns what ibv_poll_cq returns: a count, or a
+ * negative errno. No C++ exception crosses this interface.
  */
 #ifndef SOFTRDMA_CORE_H
 #define SOFTRDMA_CORE_H
@@ -18,99 +26,74 @@
 extern "C" {
 #endif
 
-struct softrdma_cq_ring;
+/* A completion queue's ring. */
+struct softrdma_cq;
 
-/* Map the CQ ring the kernel described; NULL with errno on failure. */
-struct softrdma_cq_ring *softrdma_cq_ring_open(int cmd_fd, uint64_t offset,
-					       uint64_t size,
-					       uint32_t num_slots);
-void softrdma_cq_ring_close(struct softrdma_cq_ring *cq);
-/* Up to n completions into wc; their count, or a negative errno. */
-int softrdma_cq_ring_poll(struct softrdma_cq_ring *cq, int n,
-			  struct ibv_wc *wc);
-
-/*
- * The extended poll (ibv_cq_ex). start_poll takes the CQ's lock and, if a
- * completion waits (0), points *wc at it; otherwise it releases the lock
- * and returns ENOENT (empty) or EIO. next_poll moves *wc on (0) or returns
- * ENOENT / EIO; end_poll, due after a start_poll that returned 0, consumes
- * the completions seen and releases the lock.
- */
-int softrdma_cq_ring_start_poll(struct softrdma_cq_ring *cq,
-				const struct ibv_wc **wc);
-int softrdma_cq_ring_next_poll(struct softrdma_cq_ring *cq,
-			       const struct ibv_wc **wc);
-void softrdma_cq_ring_end_poll(struct softrdma_cq_ring *cq);
-
-struct softrdma_qp_rings;
-
-/* Map the send and receive rings of a new QP; NULL with errno on failure. */
-struct softrdma_qp_rings *
-softrdma_qp_rings_open(int cmd_fd, const struct softrdma_create_qp_resp *resp);
-void softrdma_qp_rings_close(struct softrdma_qp_rings *rings);
-/*
- * Post a list of work requests into the rings. Returns 0, or an errno with
- * *bad_wr at the first request not posted (those before it are).
- */
-int softrdma_qp_post_send(struct softrdma_qp_rings *rings,
-			  struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
-int softrdma_qp_post_recv(struct softrdma_qp_rings *rings,
-			  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
-/*
- * After posting: must the kernel be kicked for the send (receive) queue?
- * Orders the preceding publish before the read of the kernel's flag.
- */
-bool softrdma_qp_sq_need_wakeup(struct softrdma_qp_rings *rings);
-bool softrdma_qp_rq_need_wakeup(struct softrdma_qp_rings *rings);
-
-struct softrdma_srq_ring;
-
-/* Map the ring of a new SRQ; NULL with errno on failure. */
-struct softrdma_srq_ring *
-softrdma_srq_ring_open(int cmd_fd, const struct softrdma_create_srq_resp *resp);
-void softrdma_srq_ring_close(struct softrdma_srq_ring *srq);
-/* As softrdma_qp_post_recv, into the SRQ's ring. */
-int softrdma_srq_post_recv(struct softrdma_srq_ring *srq,
-			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
-
-/* The fields of one send work request besides its data. */
-struct softrdma_wr_hdr {
-	uint64_t wr_id;
-	uint64_t remote_addr;
-	uint64_t compare_add;
-	uint64_t swap;
-	uint32_t opcode;	/* enum ibv_wr_opcode */
-	uint32_t send_flags;	/* enum ibv_send_flags */
-	uint32_t imm_data;	/* immediate (big endian) or rkey to invalidate */
-	uint32_t rkey;
-	uint32_t wqe_flags;	/* SOFTRDMA_WQE_BIND_TYPE1 or 0 */
-};
+/* Map the CQ ring the kernel described. */
+struct softrdma_cq *softrdma_cq_open(int cmd_fd,
+				     const struct softrdma_create_cq_resp *resp);
+void softrdma_cq_close(struct softrdma_cq *cq);
+/* Up to n completions into wc: their count, or a negative errno. */
+int softrdma_cq_poll(struct softrdma_cq *cq, int n, struct ibv_wc *wc);
 
 /*
- * Fill the fields of a bind (IBV_WR_BIND_MW) besides wr_id and send_flags:
- * the window whose current rkey is mw_rkey gets new_rkey and the binding
- * in info. type1: for ibv_bind_mw (a type 1 window).
+ * The extended CQ (ibv_cq_ex): check what create_cq_ex asks for (0 or
+ * EOPNOTSUPP), then point its poll and read functions at the core's.
  */
-void softrdma_bind_mw_hdr(struct softrdma_wr_hdr *h, uint32_t mw_rkey,
-			  uint32_t new_rkey,
-			  const struct ibv_mw_bind_info *info, bool type1);
+int softrdma_cq_ex_check(const struct ibv_cq_init_attr_ex *attr);
+void softrdma_cq_ex_init(struct ibv_cq_ex *cqx);
+/* Defined by the shim, which knows libibverbs' layout: cqx's core CQ. */
+struct softrdma_cq *softrdma_cqx_core(struct ibv_cq_ex *cqx);
+
+/* A QP's send and receive rings, and how to post to them. */
+struct softrdma_qp;
 
 /*
- * The ibv_wr_* API: wr_start takes the send queue's lock and opens a batch;
- * wr_begin starts a request, the setters give it data; wr_complete
- * publishes the batch (0) or drops it and returns the first error
- * (ENOMEM: queue full; EINVAL: a request that does not fit), wr_abort drops
- * it; both release the lock.
+ * Map the rings of a QP the kernel just made (ibqp: its handle, context
+ * and device, which say where kicks go and which transport it uses).
  */
-void softrdma_qp_wr_start(struct softrdma_qp_rings *rings);
-void softrdma_qp_wr_begin(struct softrdma_qp_rings *rings,
-			  const struct softrdma_wr_hdr *wr);
-void softrdma_qp_wr_set_sge_list(struct softrdma_qp_rings *rings, size_t n,
-				 const struct ibv_sge *sges);
-void softrdma_qp_wr_set_inline_list(struct softrdma_qp_rings *rings, size_t n,
-				    const struct ibv_data_buf *bufs);
-int softrdma_qp_wr_complete(struct softrdma_qp_rings *rings);
-void softrdma_qp_wr_abort(struct softrdma_qp_rings *rings);
+struct softrdma_qp *softrdma_qp_open(struct ibv_qp *ibqp,
+				     const struct softrdma_create_qp_resp *resp);
+void softrdma_qp_close(struct softrdma_qp *qp);
+/* The state a successful modify_qp moved the QP to. */
+void softrdma_qp_set_state(struct softrdma_qp *qp, enum ibv_qp_state state);
+
+/*
+ * ibv_post_send and ibv_post_recv: post a list of work requests and kick
+ * the kernel if it asks for it. On error *bad_wr is at the first request
+ * not posted (those before it are).
+ */
+int softrdma_qp_post_send(struct softrdma_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad_wr);
+int softrdma_qp_post_recv(struct softrdma_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr);
+/*
+ * ibv_bind_mw (type 1 windows; libibverbs checked the type and the PD):
+ * mw takes its new rkey once the bind is posted.
+ */
+int softrdma_qp_bind_mw(struct softrdma_qp *qp, struct ibv_mw *mw,
+			const struct ibv_mw_bind *bind);
+
+/*
+ * The extended QP (ibv_qp_ex, the ibv_wr_* API): check what create_qp_ex
+ * asks for (0 or EOPNOTSUPP), then point the builders (those in ops, the
+ * IBV_QP_EX_WITH_* flags) and the rest of the API at the core's.
+ */
+int softrdma_qp_ex_check(const struct ibv_qp_init_attr_ex *attr);
+void softrdma_qp_ex_init(struct ibv_qp_ex *qpx, uint64_t ops);
+/* Defined by the shim, which knows libibverbs' layout: qpx's core QP. */
+struct softrdma_qp *softrdma_qpx_core(struct ibv_qp_ex *qpx);
+
+/* A shared receive queue's ring. */
+struct softrdma_srq;
+
+/* Map the ring of a new SRQ. */
+struct softrdma_srq *softrdma_srq_open(int cmd_fd,
+				       const struct softrdma_create_srq_resp *resp);
+void softrdma_srq_close(struct softrdma_srq *srq);
+/* ibv_post_srq_recv: as softrdma_qp_post_recv; receives need no kick. */
+int softrdma_srq_post_recv(struct softrdma_srq *srq, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad_wr);
 
 #ifdef __cplusplus
 }

@@ -431,7 +431,7 @@ static int kt_test_send_imm(void)
 }
 
 /*
- * A SEND from B to A's receive queue, posted with IRQs off (the doorbell
+ * A SEND from B to A's receive queue, posted with IRQs off (the kick
  * then goes through the work item).
  */
 static int kt_test_reverse_send(void)

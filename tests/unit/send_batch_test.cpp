@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <functional>
 #include <string_view>
@@ -197,7 +198,7 @@ TEST(SendBatch, PublishesOnlyAtComplete)
 		m.q.set_sges({&s, 1});
 		EXPECT_EQ(m.hdr().producer, 0U);
 	}
-	EXPECT_EQ(m.wqe(2).wr_id, 12U); // written, not yet published
+	EXPECT_EQ(m.wqe(1).wr_id, 11U); // written, not yet published
 	ASSERT_EQ(m.q.complete(), 0);
 	EXPECT_EQ(m.hdr().producer, 3U);
 	EXPECT_EQ(m.wqe(0).wr_id, 10U);
@@ -205,6 +206,36 @@ TEST(SendBatch, PublishesOnlyAtComplete)
 	m.q.start();
 	EXPECT_EQ(m.q.complete(), 0);
 	EXPECT_EQ(m.hdr().producer, 3U);
+}
+
+// A WQE's header is written once, with its data: the slot holds nothing of
+// a request while its setters may still change it.
+TEST(SendBatch, WritesEachHeaderOnce)
+{
+	Sq m;
+	std::array<char, 3> abc{'a', 'b', 'c'};
+	const ibv_data_buf b{abc.data(), abc.size()};
+	const ibv_sge s{0x10, 1, 2};
+	m.q.start();
+	m.q.begin(hdr(IBV_WR_SEND, 1));
+	m.q.set_sges({&s, 1});
+	EXPECT_EQ(m.wqe(0).wr_id, 0U); // the body is there, not the header
+	EXPECT_EQ(m.sge(0, 0).addr, 0x10U);
+	m.q.set_inline({&b, 1});
+	EXPECT_EQ(m.wqe(0).opcode, 0U);
+	m.q.begin(hdr(IBV_WR_SEND, 2)); // the first request is finished
+	EXPECT_EQ(m.wqe(0).wr_id, 1U);
+	EXPECT_EQ(m.wqe(0).flags, unsigned{SOFTRDMA_WQE_INLINE});
+	EXPECT_EQ(m.wqe(0).inline_len, 3U);
+	EXPECT_EQ(m.wqe(1).wr_id, 0U);
+	ASSERT_EQ(m.q.complete(), 0);
+	EXPECT_EQ(m.wqe(1).wr_id, 2U);
+	EXPECT_EQ(m.hdr().producer, 2U);
+	// A dropped request leaves its slot's header alone.
+	m.q.start();
+	m.q.begin(hdr(IBV_WR_RDMA_WRITE, 3));
+	m.q.abort();
+	EXPECT_EQ(m.wqe(2).wr_id, 0U);
 }
 
 TEST(SendBatch, AbortDropsTheBatch)
@@ -339,8 +370,9 @@ TEST(SendBatch, PostStillPublishesPerRequest)
 	EXPECT_EQ(m.hdr().producer, 2U);
 }
 
-// A bind WQE: the window's rkey, the new one, the range, and the MR's lkey
-// with the window's access in swap; from ibv_post_send as from the builder.
+// A bind WQE: the window's rkey, the new one, the range, the MR's lkey and
+// the window's access in its own fields; from ibv_post_send as from the
+// builder.
 TEST(SendBatch, EncodesBindMw)
 {
 	ibv_mr mr{};
@@ -365,14 +397,22 @@ TEST(SendBatch, EncodesBindMw)
 	EXPECT_EQ(w.wr_id, 42U);
 	EXPECT_EQ(w.opcode, unsigned{IBV_WR_BIND_MW});
 	EXPECT_EQ(w.flags, unsigned{SOFTRDMA_WQE_SIGNALED});
-	EXPECT_EQ(w.imm_data, 0x80000102U);
-	EXPECT_EQ(w.rkey, 0x80000103U);
-	EXPECT_EQ(w.remote_addr, 0x7000U);
-	EXPECT_EQ(w.compare_add, 0x300U);
-	EXPECT_EQ(w.swap, std::uint64_t{IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE} << 32 |
-				  0x1234abU);
+	EXPECT_EQ(w.bind_mw.mw_rkey, 0x80000102U);
+	EXPECT_EQ(w.bind_mw.new_rkey, 0x80000103U);
+	EXPECT_EQ(w.bind_mw.addr, 0x7000U);
+	EXPECT_EQ(w.bind_mw.length, 0x300U);
+	EXPECT_EQ(w.bind_mw.mr_lkey, 0x1234abU);
+	EXPECT_EQ(w.bind_mw.access,
+		  unsigned{IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE});
 	EXPECT_EQ(w.num_sge, 0U);
 	EXPECT_EQ(w.inline_len, 0U);
+	EXPECT_EQ(w.reserved[0] | w.reserved[1], 0U);
+	// Where the kernel reads them (softrdma-abi.h).
+	softrdma_bind_mw_wqe raw{};
+	std::memcpy(&raw, a.slot(0).subspan(offsetof(softrdma_send_wqe, bind_mw)).data(),
+		    sizeof(raw));
+	EXPECT_EQ(raw.mr_lkey, 0x1234abU);
+	EXPECT_EQ(raw.length, 0x300U);
 
 	// The builder writes the same bytes; the type 1 form adds its flag.
 	Sq b;
@@ -390,8 +430,9 @@ TEST(SendBatch, EncodesBindMw)
 	c.q.begin(h);
 	ASSERT_EQ(c.q.complete(), 0);
 	EXPECT_EQ(c.wqe(0).flags, unsigned{SOFTRDMA_WQE_BIND_TYPE1});
-	EXPECT_EQ(c.wqe(0).swap, 0U);
-	EXPECT_EQ(c.wqe(0).compare_add, 0U);
+	EXPECT_EQ(c.wqe(0).bind_mw.mr_lkey, 0U);
+	EXPECT_EQ(c.wqe(0).bind_mw.access, 0U);
+	EXPECT_EQ(c.wqe(0).bind_mw.length, 0U);
 
 	// A bind names its window.
 	wr.bind_mw.mw = nullptr;
