@@ -45,7 +45,7 @@ if [ -n "${TEST_PORT:-}" ]; then
 else
 	port=$((18515 + RANDOM % 1000))
 fi
-in_ns "$sns" timeout 300 "$t" -d "$sdev" -x "${GIDX:-1}" -p $port -F "$@" >$T/perf-srv.log 2>&1 &
+in_ns "$sns" timeout 300 "$t" -d "$sdev" -x "${GIDX:-1}" -p $port -F "$@" >"$T"/perf-srv.log 2>&1 &
 srv=$!
 # Connect once the server listens (a fresh boot may take seconds).
 n=300
@@ -57,10 +57,10 @@ done
 # rdma_cm listens on every device in turn (iWARP: a TCP socket each): the
 # first one up is not necessarily the one the client reaches.
 sleep 1
-in_ns "$cns" timeout 300 "$t" -d "$cdev" -x "${GIDX:-1}" -p $port -F "$@" "$sip" >$T/perf-cli.log 2>&1 &
+in_ns "$cns" timeout 300 "$t" -d "$cdev" -x "${GIDX:-1}" -p $port -F "$@" "$sip" >"$T"/perf-cli.log 2>&1 &
 cli=$!
 # A side about to time out: where it waits, and the TCP sockets.
-"$(dirname "$0")/hangdump.sh" 290 "$t" "$sns" "$cns" >$T/perf-hang.log 2>&1 &
+"$(dirname "$0")/hangdump.sh" 290 "$t" "$sns" "$cns" >"$T"/perf-hang.log 2>&1 &
 dog=$!
 wait $cli
 crc=$?
@@ -72,11 +72,11 @@ bad=
 if [ $crc != 0 ] || [ $src != 0 ]; then
 	bad="client exit $crc, server exit $src"
 elif grep -q -i -E 'completion with error|failed|couldn.t|unable' \
-	$T/perf-cli.log $T/perf-srv.log; then
+	"$T"/perf-cli.log "$T"/perf-srv.log; then
 	bad="an error in the logs"
 else
 	for s in $sizes; do
-		if ! grep -q -E "^ +$s +[0-9]+ " $T/perf-cli.log; then
+		if ! grep -q -E "^ +$s +[0-9]+ " "$T"/perf-cli.log; then
 			bad="no row for size $s"
 			break
 		fi
@@ -84,10 +84,10 @@ else
 fi
 if [ -n "$bad" ]; then
 	echo "$t $*: $bad"
-	tail -n 15 $T/perf-cli.log
+	tail -n 15 "$T"/perf-cli.log
 	echo "--- server:"
-	tail -n 15 $T/perf-srv.log
-	[ -s $T/perf-hang.log ] && cat $T/perf-hang.log
+	tail -n 15 "$T"/perf-srv.log
+	[ -s "$T"/perf-hang.log ] && cat "$T"/perf-hang.log
 	# What each device counted (Terminates, malformed input, ...).
 	echo "--- counters:"
 	in_ns "$sns" rdma statistic show link "$sdev/1" 2>&1
@@ -95,4 +95,4 @@ if [ -n "$bad" ]; then
 	dmesg | grep -i -E 'softrdma|siw' | tail -n 10
 	exit 1
 fi
-grep -E '^ +[0-9]+ ' $T/perf-cli.log | tail -n 3
+grep -E '^ +[0-9]+ ' "$T"/perf-cli.log | tail -n 3

@@ -9,6 +9,7 @@ need_root
 
 ROUNDS=${BENCH_ROUNDS:-3}
 ITERS=${BENCH_ITERS:-1000}
+# shellcheck disable=SC2016 # the guest's script, expanded there
 exec "$LAB_REPO/tools/lab" run -- bash -c '
 rounds='"$ROUNDS"' iters='"$ITERS"'
 modprobe rdma_rxe

@@ -4,6 +4,7 @@
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 OUT=/lab-out
+# shellcheck source=/dev/null # written by run.sh
 . $OUT/guest.env
 
 mount -t proc proc /proc
@@ -62,13 +63,13 @@ use_build() {
 	done
 	grep -q '^install softrdma ' $conf ||
 		echo "[lab] no softrdma.ko in $b/kmod-$LAB_KERNEL: run tools/lab build" >&2
-	if [ -f $b/user/libsoftrdma-rdmav34.so ]; then
+	if [ -f "$b"/user/libsoftrdma-rdmav34.so ]; then
 		mkdir -p /etc/libibverbs.d
 		echo "driver $b/user/libsoftrdma" >/etc/libibverbs.d/softrdma.driver
 	else
 		echo "[lab] no provider in $b/user: run tools/lab build" >&2
 	fi
-	[ -x $b/user/softrdma ] && ln -sf $b/user/softrdma /usr/local/bin/softrdma
+	[ -x "$b"/user/softrdma ] && ln -sf "$b"/user/softrdma /usr/local/bin/softrdma
 	return 0
 }
 use_build

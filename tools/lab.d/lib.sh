@@ -13,6 +13,7 @@ RDMA_CORE_VER=56.1
 DEBUG_LOCALVERSION=-softrdma-debug
 # Where things live inside the Debian 13 root (paths as seen from the chroot).
 ROOT_OPT=/opt/softrdma-lab
+# shellcheck disable=SC2034 # for setup.sh and build.sh
 RDMA_CORE_DIR=$ROOT_OPT/rdma-core-$RDMA_CORE_VER
 DEBUG_KDIR=$ROOT_OPT/linux-debug
 
@@ -45,6 +46,7 @@ step() {
 # and the repository (at the same path) mounted in a private mount namespace,
 # so nothing stays mounted afterwards.
 in_root() {
+	# shellcheck disable=SC2016 # the chroot's script, with its own arguments
 	unshare --mount --propagation private -- /bin/sh -ec '
 		r=$1 repo=$2
 		shift 2

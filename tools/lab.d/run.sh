@@ -52,6 +52,7 @@ trap 'rm -rf "$out"' EXIT
 } >"$out/guest.env"
 
 v9p() { echo "local,path=$1,mount_tag=$2,security_model=none,multidevs=remap${3:+,$3}"; }
+# shellcheck disable=SC2054 # commas inside QEMU options
 qargs=(
 	-accel tcg,thread=multi -cpu max,la57=off -smp "${LAB_SMP:-2}" -m "$mem"
 	-display none -monitor none -serial stdio -no-reboot

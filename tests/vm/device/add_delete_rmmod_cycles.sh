@@ -5,6 +5,7 @@
 # timeout: 300
 test_add_delete_rmmod_cycles() {
 	local i
+	# shellcheck disable=SC2034 # i counts the cycles
 	for i in 1 2 3; do
 		rdma link add sr0 type softroce netdev veth0
 		rdma link add si0 type softiwarp netdev veth0

@@ -8,7 +8,7 @@ test_rc_dead_link() {
 	trap netem_cleanup EXIT
 	netem loss 100%
 	local o
-	if o=$("$RCTEST" $RC_AB --timeout 10 --retry 2 --no-err --wait 5 --sizes 1 2>&1); then
+	if o=$("$RCTEST" "${RC_AB[@]}" --timeout 10 --retry 2 --no-err --wait 5 --sizes 1 2>&1); then
 		echo "$o"
 		echo "verbs_rc passed over a dead link"
 		return 1

@@ -9,11 +9,11 @@ test_interop_siw_markers() {
 	rdma link add siw0 type siw netdev veth0
 	ip netns exec b rdma link add si1 type softiwarp netdev veth1
 	local rc=0 srv
-	timeout 60 rping -s -a 10.0.0.1 -p $P_RPING -C 2 -S 64 >/dev/null 2>&1 &
+	timeout 60 rping -s -a 10.0.0.1 -p "$P_RPING" -C 2 -S 64 >/dev/null 2>&1 &
 	srv=$!
-	wait_listen - $P_RPING
-	if ip netns exec b timeout 30 rping -c -a 10.0.0.1 -p $P_RPING -C 2 -S 64 -V \
-		>$TEST_TMP/rping-cli.log 2>&1; then
+	wait_listen - "$P_RPING"
+	if ip netns exec b timeout 30 rping -c -a 10.0.0.1 -p "$P_RPING" -C 2 -S 64 -V \
+		>"$TEST_TMP"/rping-cli.log 2>&1; then
 		echo "siw accepted a request for markers"
 		rc=1
 	fi

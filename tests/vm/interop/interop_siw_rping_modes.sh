@@ -22,7 +22,7 @@ test_interop_siw_rping_modes() {
 				if [ $rev = 1 ]; then
 					# siw's QP answering revision 1 has no ORD:
 					# rping's server would read. Sends only.
-					mpa_cap $P_UCMA 1 $flags 1 $flags ucma_run - b 10.0.0.1 \
+					mpa_cap "$P_UCMA" 1 $flags 1 $flags ucma_run - b 10.0.0.1 \
 						-c 2 -C 10 -S 4000 || rc=1
 					continue
 				fi

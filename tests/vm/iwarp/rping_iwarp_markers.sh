@@ -10,7 +10,7 @@ test_rping_iwarp_markers() {
 	iwarp_pair
 	ethtool -K veth0 tso off gso off gro off >/dev/null 2>&1 || true
 	ip netns exec b ethtool -K veth1 tso off gso off gro off >/dev/null 2>&1 || true
-	tcpdump -i veth0 -s 0 -w $TEST_TMP/mpa.pcap tcp port $P_RPING 2>/dev/null &
+	tcpdump -i veth0 -s 0 -w "$TEST_TMP"/mpa.pcap tcp port "$P_RPING" 2>/dev/null &
 	local cap=$! size n m bad crcbad crcok
 	sleep 1
 	for size in 30 1000 4096 65535; do
@@ -21,16 +21,16 @@ test_rping_iwarp_markers() {
 	kill -INT $cap
 	wait $cap || true
 	# Both directions asked for markers.
-	m=$(tshark -r $TEST_TMP/mpa.pcap -Y 'iwarp_mpa.marker_flag == 1' 2>/dev/null | wc -l)
-	n=$(tshark -r $TEST_TMP/mpa.pcap -Y 'iwarp_mpa.markers' 2>/dev/null | wc -l)
-	tshark -r $TEST_TMP/mpa.pcap -V -Y 'iwarp_mpa.crc_check' >$TEST_TMP/mpa.txt 2>/dev/null
-	crcok=$(grep -c 'Good CRC32' $TEST_TMP/mpa.txt || true)
-	crcbad=$(grep -c 'Bad CRC32' $TEST_TMP/mpa.txt || true)
+	m=$(tshark -r "$TEST_TMP"/mpa.pcap -Y 'iwarp_mpa.marker_flag == 1' 2>/dev/null | wc -l)
+	n=$(tshark -r "$TEST_TMP"/mpa.pcap -Y 'iwarp_mpa.markers' 2>/dev/null | wc -l)
+	tshark -r "$TEST_TMP"/mpa.pcap -V -Y 'iwarp_mpa.crc_check' >"$TEST_TMP"/mpa.txt 2>/dev/null
+	crcok=$(grep -c 'Good CRC32' "$TEST_TMP"/mpa.txt || true)
+	crcbad=$(grep -c 'Bad CRC32' "$TEST_TMP"/mpa.txt || true)
 	# TCP's own notes (the connections end with a reset) are not ours.
-	tshark -r $TEST_TMP/mpa.pcap -Y '_ws.malformed || (_ws.expert.severity >= "Warning" &&
-		!tcp.flags.reset && !tcp.analysis.flags)' >$TEST_TMP/mpa-bad.txt 2>/dev/null
-	bad=$(wc -l <$TEST_TMP/mpa-bad.txt)
-	head -n 5 $TEST_TMP/mpa-bad.txt
+	tshark -r "$TEST_TMP"/mpa.pcap -Y '_ws.malformed || (_ws.expert.severity >= "Warning" &&
+		!tcp.flags.reset && !tcp.analysis.flags)' >"$TEST_TMP"/mpa-bad.txt 2>/dev/null
+	bad=$(wc -l <"$TEST_TMP"/mpa-bad.txt)
+	head -n 5 "$TEST_TMP"/mpa-bad.txt
 	echo "tshark: $m MPA frames asking for markers, $n FPDUs with markers," \
 		"$crcok good and $crcbad bad CRCs, $bad malformed or flagged"
 	[ "$m" -ge 16 ] && [ "$n" -gt 100 ] && [ "$crcok" -gt 100 ] &&

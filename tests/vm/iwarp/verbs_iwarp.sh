@@ -4,5 +4,5 @@
 # layers: stock
 test_verbs_iwarp() {
 	iwarp_pair
-	iwarp_conformance $P_IWCONF
+	iwarp_conformance "$P_IWCONF"
 }

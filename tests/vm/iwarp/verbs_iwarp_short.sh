@@ -5,5 +5,5 @@
 # layers: stock
 test_verbs_iwarp_short() {
 	iwarp_pair
-	iwarp_conformance $P_IWCONF --small
+	iwarp_conformance "$P_IWCONF" --small
 }

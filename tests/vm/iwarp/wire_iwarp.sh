@@ -8,34 +8,34 @@
 test_wire_iwarp() {
 	modprobe softrdma mpa_crc=1
 	iwarp_pair
-	tcpdump -i veth0 -s 0 -w $TEST_TMP/wire-iw.pcap tcp port $P_IWCONF 2>/dev/null &
+	tcpdump -i veth0 -s 0 -w "$TEST_TMP"/wire-iw.pcap tcp port "$P_IWCONF" 2>/dev/null &
 	local cap=$!
 	sleep 1
-	iwarp_conformance $P_IWCONF || { kill -INT $cap; return 1; }
+	iwarp_conformance "$P_IWCONF" || { kill -INT $cap; return 1; }
 	sleep 1
 	kill -INT $cap
 	wait $cap
 	local total fpdus bad crc
-	total=$(tshark -r $TEST_TMP/wire-iw.pcap 2>/dev/null | wc -l)
-	fpdus=$(tshark -r $TEST_TMP/wire-iw.pcap -Y iwarp_mpa.fpdu 2>/dev/null | wc -l)
+	total=$(tshark -r "$TEST_TMP"/wire-iw.pcap 2>/dev/null | wc -l)
+	fpdus=$(tshark -r "$TEST_TMP"/wire-iw.pcap -Y iwarp_mpa.fpdu 2>/dev/null | wc -l)
 	# TCP's own expert notes (SACKs, window full, the resets that end a
 	# connection after a Terminate) are not ours to judge: only frames
 	# with MPA are; RPC-over-RDMA's heuristic takes Send payloads for its own.
 	local flag='_ws.malformed || (iwarp_mpa && _ws.expert.severity >= "Warning" && !tcp.analysis.flags)'
-	bad=$(tshark -r $TEST_TMP/wire-iw.pcap --disable-protocol rpcordma -Y "$flag" 2>/dev/null | wc -l)
-	crc=$(tshark -r $TEST_TMP/wire-iw.pcap -Y 'iwarp_mpa.crc_check != iwarp_mpa.crc' 2>/dev/null | wc -l)
+	bad=$(tshark -r "$TEST_TMP"/wire-iw.pcap --disable-protocol rpcordma -Y "$flag" 2>/dev/null | wc -l)
+	crc=$(tshark -r "$TEST_TMP"/wire-iw.pcap -Y 'iwarp_mpa.crc_check != iwarp_mpa.crc' 2>/dev/null | wc -l)
 	echo "tshark: $total frames, $fpdus with FPDUs, $bad malformed or flagged, $crc bad CRCs"
-	tshark -r $TEST_TMP/wire-iw.pcap --disable-protocol rpcordma -Y "$flag" 2>/dev/null | head -n 5
+	tshark -r "$TEST_TMP"/wire-iw.pcap --disable-protocol rpcordma -Y "$flag" 2>/dev/null | head -n 5
 	[ "$fpdus" -gt 1000 ] && [ "$bad" = 0 ] && [ "$crc" = 0 ] || return 1
 	# Every Terminate: the TCP ports, and its layer, type and code.
-	tshark -r $TEST_TMP/wire-iw.pcap -Y 'iwarp_rdma.opcode == 7' -T fields -E separator=' ' \
+	tshark -r "$TEST_TMP"/wire-iw.pcap -Y 'iwarp_rdma.opcode == 7' -T fields -E separator=' ' \
 		-e tcp.srcport -e tcp.dstport -e iwarp_rdma.term_layer -e iwarp_rdma.term_etype_rdma \
 		-e iwarp_rdma.term_etype_ddp -e iwarp_rdma.term_etype_llp \
 		-e iwarp_rdma.term_errcode_rdma -e iwarp_rdma.term_errcode_ddp_tagged \
 		-e iwarp_rdma.term_errcode_ddp_untagged -e iwarp_rdma.term_errcode_llp \
-		2>/dev/null >$TEST_TMP/wire-iw-terms.txt
-	cat $TEST_TMP/wire-iw-terms.txt
-	python3 - $TEST_TMP/iwconf-cli.log $TEST_TMP/wire-iw-terms.txt "$P_IWCONF" <<'PY'
+		2>/dev/null >"$TEST_TMP"/wire-iw-terms.txt
+	cat "$TEST_TMP"/wire-iw-terms.txt
+	python3 - "$TEST_TMP"/iwconf-cli.log "$TEST_TMP"/wire-iw-terms.txt "$P_IWCONF" <<'PY'
 import sys
 want = {}
 for l in open(sys.argv[1]):

@@ -30,12 +30,16 @@ ATOMIC=$REPO/build/user/verbs_atomic
 MWTEST=$REPO/build/user/verbs_mw
 SRQTEST=$REPO/build/user/verbs_srq
 PERF=$REPO/tests/vm/perftest.sh
+# For the tests and helpers sourced with this file (and their children).
+export P_RPING P_AUX P_AUX2 P_IWCONF P_UCMA P_PINGPONG P_SENDBW
+export SMOKE QPTEST RCTEST IWTEST IWEXT ATOMIC MWTEST SRQTEST PERF
 
 # wait_listen NS PORT: wait up to 20 s until a TCP socket listens on PORT
 # in netns NS ("-" for the initial one): the pingpong servers.
 wait_listen() {
 	local i pre=()
 	[ "$1" = - ] || pre=(ip netns exec "$1")
+	# shellcheck disable=SC2034 # i counts the tries
 	for i in $(seq 200); do
 		"${pre[@]}" ss -Hltn "sport = :$2" | grep -q . && return 0
 		sleep 0.1
@@ -97,6 +101,7 @@ exits_within() {
 		sleep 0.1
 	done
 	exit_rc=0
+	# shellcheck disable=SC2034 # for the caller
 	wait "$1" || exit_rc=$?
 }
 

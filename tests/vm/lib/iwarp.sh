@@ -39,31 +39,31 @@ rping_run() {
 	local sns=$1 cns=$2 ip=$3 count=$4 size=$5 spre=() cpre=() srv dog rc=0
 	[ "$sns" = - ] || spre=(ip netns exec "$sns")
 	[ "$cns" = - ] || cpre=(ip netns exec "$cns")
-	"${spre[@]}" timeout 120 rping -s -a "$ip" -p $P_RPING -v -C "$count" -S "$size" \
-		>$TEST_TMP/rping-srv.log 2>$TEST_TMP/rping-srv.err &
+	"${spre[@]}" timeout 120 rping -s -a "$ip" -p "$P_RPING" -v -C "$count" -S "$size" \
+		>"$TEST_TMP"/rping-srv.log 2>"$TEST_TMP"/rping-srv.err &
 	srv=$!
-	wait_listen "$sns" $P_RPING
-	"$REPO/tests/vm/hangdump.sh" 110 rping "$sns" "$cns" >$TEST_TMP/rping-hang.log 2>&1 &
+	wait_listen "$sns" "$P_RPING"
+	"$REPO/tests/vm/hangdump.sh" 110 rping "$sns" "$cns" >"$TEST_TMP"/rping-hang.log 2>&1 &
 	dog=$!
-	"${cpre[@]}" timeout 120 rping -c -a "$ip" -p $P_RPING -v -V -C "$count" -S "$size" \
-		>$TEST_TMP/rping-cli.log 2>$TEST_TMP/rping-cli.err || rc=$?
+	"${cpre[@]}" timeout 120 rping -c -a "$ip" -p "$P_RPING" -v -V -C "$count" -S "$size" \
+		>"$TEST_TMP"/rping-cli.log 2>"$TEST_TMP"/rping-cli.err || rc=$?
 	wait $srv || rc=$((rc + 100 + $?))
 	pkill -P $dog sleep 2>/dev/null || true
 	kill $dog 2>/dev/null || true
 	wait $dog 2>/dev/null || true
 	if [ $rc != 0 ]; then
 		echo "rping $count x $size B: exit $rc"
-		tail -n 5 $TEST_TMP/rping-cli.err $TEST_TMP/rping-srv.err
-		cat $TEST_TMP/rping-hang.log
+		tail -n 5 "$TEST_TMP"/rping-cli.err "$TEST_TMP"/rping-srv.err
+		cat "$TEST_TMP"/rping-hang.log
 		return 1
 	fi
-	if grep -q "data mismatch" $TEST_TMP/rping-cli.err; then
+	if grep -q "data mismatch" "$TEST_TMP"/rping-cli.err; then
 		echo "rping $count x $size B: data mismatch"
-		grep -m 3 -A 2 "data mismatch" $TEST_TMP/rping-cli.err
+		grep -m 3 -A 2 "data mismatch" "$TEST_TMP"/rping-cli.err
 		return 1
 	fi
-	rping_expect "$count" "$size" "ping data: " $TEST_TMP/rping-cli.log &&
-	rping_expect "$count" "$size" "server ping data: " $TEST_TMP/rping-srv.log
+	rping_expect "$count" "$size" "ping data: " "$TEST_TMP"/rping-cli.log &&
+	rping_expect "$count" "$size" "server ping data: " "$TEST_TMP"/rping-srv.log
 }
 
 # iwarp_left: no QP, no cm_id, no connected or closing TCP socket is left
@@ -96,18 +96,18 @@ iwarp_gone() {
 # to the server in b, running once 20 pings went; pids in $srv and $cli
 # (the programs themselves: no wrapper stands in between).
 rping_long() {
-	ip netns exec b rping -s -a 10.0.0.2 -p $P_RPING -v -C 100000 -S 4096 \
-		>$TEST_TMP/rping-srv.log 2>$TEST_TMP/rping-srv.err &
+	ip netns exec b rping -s -a 10.0.0.2 -p "$P_RPING" -v -C 100000 -S 4096 \
+		>"$TEST_TMP"/rping-srv.log 2>"$TEST_TMP"/rping-srv.err &
 	srv=$!
-	wait_listen b $P_RPING
-	rping -c -a 10.0.0.2 -p $P_RPING -v -V -C 100000 -S 4096 \
-		>$TEST_TMP/rping-cli.log 2>$TEST_TMP/rping-cli.err &
+	wait_listen b "$P_RPING"
+	rping -c -a 10.0.0.2 -p "$P_RPING" -v -V -C 100000 -S 4096 \
+		>"$TEST_TMP"/rping-cli.log 2>"$TEST_TMP"/rping-cli.err &
 	cli=$!
 	wait_for 60 rping_went 20 || { echo "rping did not start"; return 1; }
 }
 
 rping_went() {
-	[ "$(grep -c '^ping data: ' $TEST_TMP/rping-cli.log)" -ge "$1" ] 2>/dev/null
+	[ "$(grep -c '^ping data: ' "$TEST_TMP"/rping-cli.log)" -ge "$1" ] 2>/dev/null
 }
 
 # rping_cut WHO: WHO's rping (cli or srv) stopped early; what it printed
@@ -120,31 +120,32 @@ rping_cut() {
 	local n
 	n=$(grep -c "^$prefix data: " "$log") || true
 	[ "$n" -lt 100000 ] || { echo "$who: all pings went"; return 1; }
-	grep -q "^$side DISCONNECT EVENT" $TEST_TMP/rping-$who.err || {
+	grep -q "^$side DISCONNECT EVENT" "$TEST_TMP"/rping-"$who".err || {
 		echo "$who: no disconnect event"
-		cat $TEST_TMP/rping-$who.err
+		cat "$TEST_TMP"/rping-"$who".err
 		return 1
 	}
-	! grep -q "data mismatch" $TEST_TMP/rping-$who.err
+	! grep -q "data mismatch" "$TEST_TMP"/rping-"$who".err
 	rping_expect "$n" 4096 "$prefix data: " "$log"
 }
 
 # send_bw_long: ib_send_bw -R for 60 s from the initial namespace to b;
 # returns once the connection is up. Pids in $srv and $cli.
 send_bw_long() {
-	ip netns exec b ib_send_bw -d si1 -x 0 -R -F -D 60 -s 4096 -p $P_SENDBW \
-		>$TEST_TMP/perf-srv.log 2>&1 &
+	ip netns exec b ib_send_bw -d si1 -x 0 -R -F -D 60 -s 4096 -p "$P_SENDBW" \
+		>"$TEST_TMP"/perf-srv.log 2>&1 &
 	srv=$!
-	wait_listen b $P_SENDBW
-	ib_send_bw -d si0 -x 0 -R -F -D 60 -s 4096 -p $P_SENDBW 10.0.0.2 \
-		>$TEST_TMP/perf-cli.log 2>&1 &
+	wait_listen b "$P_SENDBW"
+	ib_send_bw -d si0 -x 0 -R -F -D 60 -s 4096 -p "$P_SENDBW" 10.0.0.2 \
+		>"$TEST_TMP"/perf-cli.log 2>&1 &
 	cli=$!
 	# Its output is buffered: the connection shows in ss.
 	wait_for 60 send_bw_up
 	sleep 5
+	# shellcheck disable=SC2015 # either kill failing means it ended
 	kill -0 $cli && kill -0 $srv || {
 		echo "ib_send_bw ended early"
-		cat $TEST_TMP/perf-cli.log $TEST_TMP/perf-srv.log
+		cat "$TEST_TMP"/perf-cli.log "$TEST_TMP"/perf-srv.log
 		return 1
 	}
 }
@@ -153,13 +154,15 @@ send_bw_up() {
 	ss -Htn state established "( dport = :$P_SENDBW )" | grep -q .
 }
 
+# shellcheck disable=SC2154 # exit_rc: set by exits_within
 exit_failed() {
-	[ "$exit_rc" != 0 ] || { echo "exited with 0"; cat $TEST_TMP/perf-*.log; return 1; }
+	[ "$exit_rc" != 0 ] || { echo "exited with 0"; cat "$TEST_TMP"/perf-*.log; return 1; }
 }
 
 # send_bw_flushed LOG SIDE: perftest failed with a flush error (status 5,
 # IBV_WC_WR_FLUSH_ERR) at SIDE.
 send_bw_flushed() {
+	# shellcheck disable=SC2015 # either grep failing is the failure
 	grep -q "Completion with error at $2" "$1" &&
 	grep -q "Failed status 5: " "$1" || { echo "$1:"; cat "$1"; return 1; }
 }
@@ -190,11 +193,11 @@ kill_rping_both() {
 # receive is flushed (status 5) after its table was printed.
 netem_perf() {
 	GIDX=0 "$REPO/tests/vm/perftest.sh" si1 b si0 - 10.0.0.2 "$@" && return 0
-	local size=$4 logs=($TEST_TMP/perf-cli.log $TEST_TMP/perf-srv.log)
+	local size=$4 logs=("$TEST_TMP/perf-cli.log" "$TEST_TMP/perf-srv.log")
 	# No side waited for its timeout, both measured without an error...
-	[ ! -s $TEST_TMP/perf-hang.log ] &&
-		grep -q -E "^ +$size +[0-9]+ " $TEST_TMP/perf-cli.log &&
-		grep -q -E "^ +$size +[0-9]+ " $TEST_TMP/perf-srv.log &&
+	[ ! -s "$TEST_TMP"/perf-hang.log ] &&
+		grep -q -E "^ +$size +[0-9]+ " "$TEST_TMP"/perf-cli.log &&
+		grep -q -E "^ +$size +[0-9]+ " "$TEST_TMP"/perf-srv.log &&
 		! grep -q -i 'completion with error' "${logs[@]}" &&
 		# ...and only the closing handshake failed, flushed.
 		grep -q 'Bad wc status -- 5 ' "${logs[@]}" &&
@@ -222,7 +225,7 @@ fin_waits() {
 # are dropped, to a server in the initial one on IP (its pid in $srv); the
 # client's socket waits for its FIN's ACK.
 fin_lost_rping() {
-	timeout 60 rping -s -a "$2" -p "$3" -v -C 3 -S 64 >$TEST_TMP/fin-srv.log 2>&1 &
+	timeout 60 rping -s -a "$2" -p "$3" -v -C 3 -S 64 >"$TEST_TMP"/fin-srv.log 2>&1 &
 	srv=$!
 	wait_listen - "$3"
 	ip netns exec "$1" timeout 60 rping -c -a "$2" -p "$3" -v -V -C 3 -S 64
@@ -238,13 +241,13 @@ iwarp_conformance() {
 	# IWARP_ONLY=GROUP,...: run only these groups (debugging).
 	set -- "$@" ${IWARP_ONLY:+--only "$IWARP_ONLY"}
 	ip netns exec b timeout 600 "$IWTEST" --server 10.0.0.2 "$port" "$@" \
-		>$TEST_TMP/iwconf-srv.log 2>&1 &
+		>"$TEST_TMP"/iwconf-srv.log 2>&1 &
 	srv=$!
 	wait_listen b $((port + 1))
-	timeout 600 "$IWTEST" --client 10.0.0.2 "$port" "$@" >$TEST_TMP/iwconf-cli.log 2>&1 || rc=1
+	timeout 600 "$IWTEST" --client 10.0.0.2 "$port" "$@" >"$TEST_TMP"/iwconf-cli.log 2>&1 || rc=1
 	wait $srv || rc=$((rc + 2))
-	sed 's/^/client: /' $TEST_TMP/iwconf-cli.log | grep -v '^client: ok '
-	sed 's/^/server: /' $TEST_TMP/iwconf-srv.log | grep -v '^server: ok '
+	sed 's/^/client: /' "$TEST_TMP"/iwconf-cli.log | grep -v '^client: ok '
+	sed 's/^/server: /' "$TEST_TMP"/iwconf-srv.log | grep -v '^server: ok '
 	[ $rc = 0 ]
 }
 
@@ -255,16 +258,16 @@ iwext_run() {
 	local sns=$1 cns=$2 ip=$3 smode=$4 cmode=$5 spre=() cpre=() srv rc=0
 	[ "$sns" = - ] || spre=(ip netns exec "$sns")
 	[ "$cns" = - ] || cpre=(ip netns exec "$cns")
-	"${spre[@]}" timeout 120 "$IWEXT" server "$ip" $P_AUX "$smode" >$TEST_TMP/iwext-srv.log 2>&1 &
+	"${spre[@]}" timeout 120 "$IWEXT" server "$ip" "$P_AUX" "$smode" >"$TEST_TMP"/iwext-srv.log 2>&1 &
 	srv=$!
-	wait_listen "$sns" $P_AUX
-	"${cpre[@]}" timeout 120 "$IWEXT" client "$ip" $P_AUX "$cmode" >$TEST_TMP/iwext-cli.log 2>&1 ||
+	wait_listen "$sns" "$P_AUX"
+	"${cpre[@]}" timeout 120 "$IWEXT" client "$ip" "$P_AUX" "$cmode" >"$TEST_TMP"/iwext-cli.log 2>&1 ||
 		rc=1
 	wait $srv || rc=1
 	if [ $rc != 0 ]; then
 		echo "verbs_iwarp_ext $smode/$cmode, server $ip:"
-		grep -v '^ok ' $TEST_TMP/iwext-cli.log | sed 's/^/client: /'
-		grep -v '^ok ' $TEST_TMP/iwext-srv.log | sed 's/^/server: /'
+		grep -v '^ok ' "$TEST_TMP"/iwext-cli.log | sed 's/^/client: /'
+		grep -v '^ok ' "$TEST_TMP"/iwext-srv.log | sed 's/^/server: /'
 	fi
 	return $rc
 }
@@ -279,12 +282,12 @@ iw_matrix() {
 	for t in ${IW_PROGS:-ib_send_lat ib_write_lat ib_read_lat ib_send_bw ib_write_bw ib_read_bw}; do
 		if [ -z "${IW_SIZES:-}" ]; then
 			echo "== $t -a"
-			GIDX=0 "$PERF" "$@" $t -R -a -n 5 || rc=1
+			GIDX=0 "$PERF" "$@" "$t" -R -a -n 5 || rc=1
 			continue
 		fi
 		for s in $IW_SIZES; do
 			echo "== $t -s $s"
-			GIDX=0 "$PERF" "$@" $t -R -s "$s" -n 5 || rc=1
+			GIDX=0 "$PERF" "$@" "$t" -R -s "$s" -n 5 || rc=1
 		done
 	done
 	return $rc
@@ -356,7 +359,7 @@ PY
 mpa_cap() {
 	local port=$1 cap rc=0
 	shift
-	ip netns exec b tcpdump -i veth1 -U -s 0 -w $TEST_TMP/mpa.pcap tcp port "$port" \
+	ip netns exec b tcpdump -i veth1 -U -s 0 -w "$TEST_TMP"/mpa.pcap tcp port "$port" \
 		2>/dev/null &
 	cap=$!
 	sleep 2
@@ -364,13 +367,13 @@ mpa_cap() {
 	sleep 1
 	kill $cap
 	wait $cap
-	[ $rc = 0 ] && mpa_check $TEST_TMP/mpa.pcap "$1" "$2" "$3" "$4"
+	[ $rc = 0 ] && mpa_check "$TEST_TMP"/mpa.pcap "$1" "$2" "$3" "$4"
 }
 
 # mpa_rping SRV_NS CLI_NS SRV_IP REQ_REV REQ_FLAGS REP_REV REP_FLAGS: rping
 # as rping_run does, the MPA frames checked.
 mpa_rping() {
-	mpa_cap $P_RPING "$4" "$5" "$6" "$7" rping_run "$1" "$2" "$3" 10 4000
+	mpa_cap "$P_RPING" "$4" "$5" "$6" "$7" rping_run "$1" "$2" "$3" 10 4000
 }
 
 # ucmatose: CONNECTIONS connections, COUNT sends of SIZE bytes each way,
@@ -383,18 +386,18 @@ ucma_run() {
 	[ "$sns" = - ] || spre=(ip netns exec "$sns")
 	[ "$cns" = - ] || cpre=(ip netns exec "$cns")
 	t0=$(dmesg | grep -c -i terminat || true)
-	"${spre[@]}" timeout 120 ucmatose -p $P_UCMA "$@" >$TEST_TMP/ucma-srv.log 2>&1 &
+	"${spre[@]}" timeout 120 ucmatose -p "$P_UCMA" "$@" >"$TEST_TMP"/ucma-srv.log 2>&1 &
 	srv=$!
-	wait_listen "$sns" $P_UCMA
-	"${cpre[@]}" timeout 120 ucmatose -s "$ip" -p $P_UCMA "$@" >$TEST_TMP/ucma-cli.log 2>&1 || rc=$?
+	wait_listen "$sns" "$P_UCMA"
+	"${cpre[@]}" timeout 120 ucmatose -s "$ip" -p "$P_UCMA" "$@" >"$TEST_TMP"/ucma-cli.log 2>&1 || rc=$?
 	wait $srv || rc=$((rc + 100 + $?))
 	if [ $rc != 0 ] ||
-		! grep -q "^data transfers complete" $TEST_TMP/ucma-srv.log ||
-		! grep -q "^data transfers complete" $TEST_TMP/ucma-cli.log ||
-		! grep -q "^disconnected" $TEST_TMP/ucma-srv.log ||
+		! grep -q "^data transfers complete" "$TEST_TMP"/ucma-srv.log ||
+		! grep -q "^data transfers complete" "$TEST_TMP"/ucma-cli.log ||
+		! grep -q "^disconnected" "$TEST_TMP"/ucma-srv.log ||
 		[ "$(dmesg | grep -c -i terminat || true)" != "$t0" ]; then
 		echo "ucmatose $*: exit $rc"
-		tail -n 8 $TEST_TMP/ucma-cli.log $TEST_TMP/ucma-srv.log
+		tail -n 8 "$TEST_TMP"/ucma-cli.log "$TEST_TMP"/ucma-srv.log
 		dmesg | tail -n 5
 		return 1
 	fi

@@ -38,9 +38,11 @@ udp_to_sr0() {
 # RC over an impaired link: sr0 on veth0, sr1 on veth1 in b, netem on both
 # ends. Every transfer must still complete byte-exact: go-back-N, NAKs,
 # duplicate detection and READ re-execution all get exercised.
-RC_AB="sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2"
+# shellcheck disable=SC2034 # RC_AB, RC_LOSSY: for the tests
+RC_AB=(sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2)
 
-RC_LOSSY="--timeout 12 --retry 7 --no-err --wait 30"
+# shellcheck disable=SC2034
+RC_LOSSY=(--timeout 12 --retry 7 --no-err --wait 30)
 
 # netem ARGS...: impair both directions. Permanent neighbour entries keep
 # ARP out of it (connecting a QP resolves the peer's MAC address).

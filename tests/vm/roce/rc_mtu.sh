@@ -17,15 +17,15 @@ test_rc_mtu() {
 		for size in 1 4095 4096 65536; do
 			echo "== -m $mtu -s $size"
 			ip netns exec b timeout 120 ibv_rc_pingpong -d sr1 -g "$g1" -p "$P_PINGPONG" -m $mtu -s $size -n 5 -c \
-				>$TEST_TMP/srv.log 2>&1 &
+				>"$TEST_TMP"/srv.log 2>&1 &
 			srv=$!
-			wait_listen b $P_PINGPONG
+			wait_listen b "$P_PINGPONG"
 			timeout 120 ibv_rc_pingpong -d sr0 -g "$g0" -p "$P_PINGPONG" -m $mtu -s $size -n 5 -c 10.0.0.2
-			wait $srv || { cat $TEST_TMP/srv.log; return 1; }
+			wait $srv || { cat "$TEST_TMP"/srv.log; return 1; }
 		done
 	done
-	"$RCTEST" $RC_AB --mtu 256 --sizes 0,255,256,257,511,512,513,4096 --no-err \
+	"$RCTEST" "${RC_AB[@]}" --mtu 256 --sizes 0,255,256,257,511,512,513,4096 --no-err \
 		--burst 16 --burst-size 257
-	"$RCTEST" $RC_AB --mtu 4096 --sizes 4095,4096,4097,8191,8192,8193,65536 \
+	"$RCTEST" "${RC_AB[@]}" --mtu 4096 --sizes 4095,4096,4097,8191,8192,8193,65536 \
 		--burst 16 --burst-size 4097
 }
