@@ -6,6 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
+lab_ready
 
 ROUNDS=${BENCH_ROUNDS:-3}
 ITERS=${BENCH_ITERS:-1000}

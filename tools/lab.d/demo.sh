@@ -6,6 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
+lab_ready
 
 # shellcheck disable=SC2016 # the guest's script, expanded there
 exec "$LAB_REPO/tools/lab" run -- bash -c '
