@@ -76,37 +76,34 @@ in_layer() { # INDEX LAYER
 	return 1
 }
 
-# Select.
+# Select: a layer's tests in name order, or the tests each NAME/GLOB
+# matches, in the order given.
+matches() { # INDEX PATTERN
+	# shellcheck disable=SC2053 # a glob, on purpose
+	[[ ${names[$1]} == $2 || ${areas[$1]}/${names[$1]} == $2 ]]
+}
 sel=()
-for i in "${!names[@]}"; do
-	if [ ${#pats[@]} -eq 0 ]; then
+declare -A picked=()
+if [ ${#pats[@]} -eq 0 ]; then
+	for i in "${!names[@]}"; do
 		# --list alone lists them all.
-		if [ $list = 1 ] && [ -z "$layer" ]; then
+		if { [ $list = 1 ] && [ -z "$layer" ]; } || in_layer "$i" "${layer:-stock}"; then
 			sel+=("$i")
-			continue
 		fi
-		in_layer "$i" "${layer:-stock}" && sel+=("$i")
-		continue
-	fi
-	[ -z "$layer" ] || in_layer "$i" "$layer" || continue
-	for p in "${pats[@]}"; do
-		# shellcheck disable=SC2053 # a glob, on purpose
-		if [[ ${names[$i]} == $p || ${areas[$i]}/${names[$i]} == $p ]]; then
-			sel+=("$i")
-			break
-		fi
-	done
-done
-if [ ${#pats[@]} -gt 0 ]; then
-	for p in "${pats[@]}"; do
-		hit=0
-		for i in "${!names[@]}"; do
-			# shellcheck disable=SC2053
-			[[ ${names[$i]} == $p || ${areas[$i]}/${names[$i]} == $p ]] && hit=1
-		done
-		[ $hit = 1 ] || { echo "run.sh: no test matches '$p' (see --list)" >&2; exit 2; }
 	done
 fi
+for p in ${pats[@]+"${pats[@]}"}; do
+	hit=0
+	for i in "${!names[@]}"; do
+		matches "$i" "$p" || continue
+		hit=1
+		[ -z "$layer" ] || in_layer "$i" "$layer" || continue
+		[ -z "${picked[$i]:-}" ] || continue
+		picked[$i]=1
+		sel+=("$i")
+	done
+	[ $hit = 1 ] || { echo "run.sh: no test matches '$p' (see --list)" >&2; exit 2; }
+done
 
 if [ $list = 1 ]; then
 	for i in "${sel[@]}"; do
@@ -117,6 +114,7 @@ if [ $list = 1 ]; then
 	exit 0
 fi
 
+# shellcheck source=../../tools/lab.d/fixture.sh
 . "$REPO/tools/lab.d/fixture.sh"
 : >"$out"
 : >"$ktap"
@@ -244,7 +242,7 @@ for i in "${sel[@]}"; do
 		echo "timed out after $limit s: killed" >>"$log"
 		kill_session "$(cat "$T/sid" 2>/dev/null)" >>"$log" 2>&1
 		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
+		{ wait "$pid"; } 2>/dev/null
 		rc=124
 	else
 		kill "$dog" 2>/dev/null
@@ -254,7 +252,13 @@ for i in "${sel[@]}"; do
 	kill_session "$(cat "$T/sid" 2>/dev/null)" >>"$log" 2>&1
 	t1=$(date +%s.%N)
 	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-	cleanup >>"$log" 2>&1
+	cleanup >"$T/cleanup.log" 2>&1
+	if [ -s "$T/cleanup.log" ]; then
+		# Only what the test left behind is said here.
+		echo "# cleanup after $name:"
+		sed 's/^/#   /' "$T/cleanup.log"
+		cat "$T/cleanup.log" >>"$log"
+	fi
 	times+=("$secs $name")
 	nest "$log" "$name" | tee -a "$ktap"
 	count=$(header "$f" count)
