@@ -212,6 +212,7 @@ nest() {
 }
 
 total=${#sel[@]}
+run_t0=$SECONDS
 pass=0 fail=0 tno=0
 times=()
 cleanup >/dev/null 2>&1
@@ -290,5 +291,5 @@ if [ ${#times[@]} -gt 0 ]; then
 	k "# slowest: $(printf '%s\n' "${times[@]}" | sort -rn | head -n 5 |
 		awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')"
 fi
-k "# $pass passed, $fail failed"
+k "# $pass passed, $fail failed in $((SECONDS - run_t0)) s"
 exit $((fail > 0))
