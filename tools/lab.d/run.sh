@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/lab run [--kernel stock|debug] [--share DIR]... -- CMD...
-# Boots a guest with the fresh build installed and the fixture up, runs CMD
+# Boots a guest with this checkout's build and the fixture up, runs CMD
 # as root, exits with CMD's status. A kernel oops, BUG, WARNING, KASAN,
 # lockdep or kmemleak report fails the run.
 set -euo pipefail

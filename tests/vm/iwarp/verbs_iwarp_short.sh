@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# The short run meant for the debug kernel (not in DEBUG_SUBSET until
-# timed there).
+# The short conformance run (verbs_iwarp --small) meant for the debug
+# kernel; it runs on the stock kernel until it has been timed there.
 #
 # layers: stock
 test_verbs_iwarp_short() {
