@@ -6,6 +6,7 @@
 # have measured (-a: every power of two from 2 to 2^23; -s N: N; atomics:
 # 8; otherwise the program's default size).
 # GIDX: the GID index both sides use (default 1, ::ffff:10.0.0.x).
+# TEST_TMP, TEST_PORT: as the runner sets them (tests/vm/lib/common.sh).
 # -F: perftest's CPU frequency check fails now and then under QEMU TCG,
 # and a bw test then gives up on its report.
 set -u
@@ -34,8 +35,17 @@ ib_atomic_*) sizes=8 ;;
 *) : "${sizes:=65536}" ;;
 esac
 
-port=$((18515 + RANDOM % 1000))
-in_ns "$sns" timeout 300 "$t" -d "$sdev" -x "${GIDX:-1}" -p $port -F "$@" >/tmp/perf-srv.log 2>&1 &
+# Logs in the test's directory; ports of the test's own range (see
+# lib/common.sh), a different one each run: the last one may linger.
+T=${TEST_TMP:-/tmp}
+if [ -n "${TEST_PORT:-}" ]; then
+	n=$(cat "$T/.perftest-runs" 2>/dev/null || echo 0)
+	echo $((n + 1)) >"$T/.perftest-runs"
+	port=$((TEST_PORT + 10 + n % 10))
+else
+	port=$((18515 + RANDOM % 1000))
+fi
+in_ns "$sns" timeout 300 "$t" -d "$sdev" -x "${GIDX:-1}" -p $port -F "$@" >"$T"/perf-srv.log 2>&1 &
 srv=$!
 # Connect once the server listens (a fresh boot may take seconds).
 n=300
@@ -47,10 +57,10 @@ done
 # rdma_cm listens on every device in turn (iWARP: a TCP socket each): the
 # first one up is not necessarily the one the client reaches.
 sleep 1
-in_ns "$cns" timeout 300 "$t" -d "$cdev" -x "${GIDX:-1}" -p $port -F "$@" "$sip" >/tmp/perf-cli.log 2>&1 &
+in_ns "$cns" timeout 300 "$t" -d "$cdev" -x "${GIDX:-1}" -p $port -F "$@" "$sip" >"$T"/perf-cli.log 2>&1 &
 cli=$!
 # A side about to time out: where it waits, and the TCP sockets.
-"$(dirname "$0")/hangdump.sh" 290 "$t" "$sns" "$cns" >/tmp/perf-hang.log 2>&1 &
+"$(dirname "$0")/hangdump.sh" 290 "$t" "$sns" "$cns" >"$T"/perf-hang.log 2>&1 &
 dog=$!
 wait $cli
 crc=$?
@@ -62,11 +72,11 @@ bad=
 if [ $crc != 0 ] || [ $src != 0 ]; then
 	bad="client exit $crc, server exit $src"
 elif grep -q -i -E 'completion with error|failed|couldn.t|unable' \
-	/tmp/perf-cli.log /tmp/perf-srv.log; then
+	"$T"/perf-cli.log "$T"/perf-srv.log; then
 	bad="an error in the logs"
 else
 	for s in $sizes; do
-		if ! grep -q -E "^ +$s +[0-9]+ " /tmp/perf-cli.log; then
+		if ! grep -q -E "^ +$s +[0-9]+ " "$T"/perf-cli.log; then
 			bad="no row for size $s"
 			break
 		fi
@@ -74,10 +84,10 @@ else
 fi
 if [ -n "$bad" ]; then
 	echo "$t $*: $bad"
-	tail -n 15 /tmp/perf-cli.log
+	tail -n 15 "$T"/perf-cli.log
 	echo "--- server:"
-	tail -n 15 /tmp/perf-srv.log
-	[ -s /tmp/perf-hang.log ] && cat /tmp/perf-hang.log
+	tail -n 15 "$T"/perf-srv.log
+	[ -s "$T"/perf-hang.log ] && cat "$T"/perf-hang.log
 	# What each device counted (Terminates, malformed input, ...).
 	echo "--- counters:"
 	in_ns "$sns" rdma statistic show link "$sdev/1" 2>&1
@@ -85,4 +95,4 @@ if [ -n "$bad" ]; then
 	dmesg | grep -i -E 'softrdma|siw' | tail -n 10
 	exit 1
 fi
-grep -E '^ +[0-9]+ ' /tmp/perf-cli.log | tail -n 3
+grep -E '^ +[0-9]+ ' "$T"/perf-cli.log | tail -n 3

@@ -6,9 +6,11 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
+lab_ready
 
 ROUNDS=${BENCH_ROUNDS:-3}
 ITERS=${BENCH_ITERS:-1000}
+# shellcheck disable=SC2016 # the guest's script, expanded there
 exec "$LAB_REPO/tools/lab" run -- bash -c '
 rounds='"$ROUNDS"' iters='"$ITERS"'
 modprobe rdma_rxe

@@ -2,8 +2,9 @@
 # tools/lab build: softrdma.ko for the stock and debug 6.12 kernels (and a
 # compile check against the host's Debian 12 6.1 headers), the KUnit suite,
 # the kernel verbs test module (tests/kmod, loaded by tests/vm/run.sh),
-# the provider and the tools; then installs them into the lab root so every
-# guest boots with the fresh build.
+# the provider and the tools, all under build/ in this checkout. Nothing is
+# installed into the shared lab root: a guest takes the modules and the
+# provider from the build tree of the checkout that boots it (guest-init.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -11,6 +12,9 @@ need_root
 STOCK=$(stock_kver)
 DEBUG=$(debug_kver)
 mkdir -p "$LAB_BUILD"
+# The stamp says when the build started: a source saved during it is newer.
+rm -f "$BUILD_STAMP"
+touch "$BUILD_STAMP.new"
 
 # Kbuild writes objects beside the sources: give each kernel its own copy.
 stage_kmod() {
@@ -62,21 +66,10 @@ host_tests() {
 	cmake --build "$LAB_BUILD/host" -j "$(nproc)"
 }
 
-install_root() {
-	local r=$LAB_ROOT
-	install -D -m644 "$LAB_BUILD/kmod-stock/softrdma.ko" "$r/lib/modules/$STOCK/updates/softrdma.ko"
-	install -D -m644 "$LAB_BUILD/kmod-debug/softrdma.ko" "$r/lib/modules/$DEBUG/updates/softrdma.ko"
-	install -D -m644 "$LAB_BUILD/kmod-debug/tests/kunit/softrdma_kunit.ko" \
-		"$r/lib/modules/$DEBUG/updates/softrdma_kunit.ko"
-	in_root depmod -a "$STOCK"
-	in_root depmod -a "$DEBUG"
-	in_root cmake --install "$LAB_BUILD/user"
-}
-
 step build-kmod-stock kmod_stock
 step build-kmod-debug kmod_debug
 step build-kmod-host61 kmod_host61
 step build-userspace userspace
 step build-host-tests host_tests
-step build-install install_root
-say "build complete: softrdma.ko for $STOCK, $DEBUG and 6.1; provider and tools installed in the lab root"
+mv "$BUILD_STAMP.new" "$BUILD_STAMP"
+say "build complete in $LAB_BUILD: softrdma.ko for $STOCK, $DEBUG and 6.1; provider and tools"

@@ -6,7 +6,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
+lab_ready
 
+# shellcheck disable=SC2016 # the guest's script, expanded there
 exec "$LAB_REPO/tools/lab" run -- bash -c '
 set -e
 step() { printf "\n\033[1m$ %s\033[0m\n" "$*"; "$@"; }

@@ -4,6 +4,7 @@
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 OUT=/lab-out
+# shellcheck source=/dev/null # written by run.sh
 . $OUT/guest.env
 
 mount -t proc proc /proc
@@ -35,29 +36,43 @@ finish() {
 	while :; do :; done
 }
 
-# Boot with this repository's build, whatever another checkout installed in
-# the shared lab root: the copies land on the guest's tmpfs overlay.
-install_build() {
-	local b=$LAB_REPO/build kv mods
+# Use this checkout's build ($LAB_REPO/build, shared read-only at the same
+# path), never what may lie in the shared lab root: modprobe loads our
+# modules from the build tree (install commands; their aliases, such as
+# rdma-link-softroce, which `rdma link add` asks for, point there too),
+# libibverbs loads the provider from it, and the softrdma tool comes from
+# it. All of it lives on the guest's tmpfs overlay. siw and rxe stay as
+# the root has them.
+use_build() {
+	local b=$LAB_REPO/build kv ko name deps conf=/etc/modprobe.d/softrdma-lab.conf
 	kv=$(uname -r)
-	mods=/lib/modules/$kv/updates
-	mkdir -p $mods
-	[ -f $b/kmod-$LAB_KERNEL/softrdma.ko ] &&
-		cp $b/kmod-$LAB_KERNEL/softrdma.ko $mods/
-	[ -f $b/kmod-debug/tests/kunit/softrdma_kunit.ko ] && [ "$LAB_KERNEL" = debug ] &&
-		cp $b/kmod-debug/tests/kunit/softrdma_kunit.ko $mods/
-	{ grep -q 'updates/softrdma.ko' /lib/modules/$kv/modules.dep &&
-		{ [ "$LAB_KERNEL" != debug ] ||
-			grep -q softrdma_kunit /lib/modules/$kv/modules.dep; }; } ||
-		depmod -a
-	if [ -f $b/user/libsoftrdma-rdmav34.so ]; then
-		cp $b/user/libsoftrdma-rdmav34.so /usr/lib/x86_64-linux-gnu/libibverbs/
-		echo "driver softrdma" >/etc/libibverbs.d/softrdma.driver
+	: >$conf
+	for ko in $b/kmod-$LAB_KERNEL/softrdma.ko $b/kmod-$LAB_KERNEL/tests/kunit/softrdma_kunit.ko; do
+		[ -f "$ko" ] || continue
+		if [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" != "$kv" ]; then
+			echo "[lab] $ko is not built for $kv: not used" >&2
+			continue
+		fi
+		name=$(modinfo -F name "$ko")
+		deps=$(modinfo -F depends "$ko" | tr , ' ')
+		{
+			echo "install $name ${deps:+/sbin/modprobe -a $deps && }/sbin/insmod $ko \$CMDLINE_OPTS"
+			echo "remove $name /sbin/rmmod $name"
+			modinfo -F alias "$ko" | sed "s/^/alias /; s/\$/ $name/"
+		} >>$conf
+	done
+	grep -q '^install softrdma ' $conf ||
+		echo "[lab] no softrdma.ko in $b/kmod-$LAB_KERNEL: run tools/lab build" >&2
+	if [ -f "$b"/user/libsoftrdma-rdmav34.so ]; then
+		mkdir -p /etc/libibverbs.d
+		echo "driver $b/user/libsoftrdma" >/etc/libibverbs.d/softrdma.driver
+	else
+		echo "[lab] no provider in $b/user: run tools/lab build" >&2
 	fi
-	[ -x $b/user/softrdma ] && cp $b/user/softrdma /usr/bin/softrdma
+	[ -x "$b"/user/softrdma ] && ln -sf "$b"/user/softrdma /usr/local/bin/softrdma
 	return 0
 }
-install_build
+use_build
 
 kmemleak=/sys/kernel/debug/kmemleak
 if [ -w $kmemleak ]; then
@@ -67,22 +82,8 @@ if [ -w $kmemleak ]; then
 fi
 
 # The fixture network of DESIGN.md: veth0 here, veth1 in netns b.
-fixture() {
-	ip link set lo up
-	ip link add veth0 type veth peer name veth1 || return 1
-	ip netns add b || return 1
-	ip link set veth1 netns b || return 1
-	sysctl -qw net.ipv6.conf.veth0.accept_dad=0
-	ip netns exec b sysctl -qw net.ipv6.conf.veth1.accept_dad=0
-	ip addr add 10.0.0.1/24 dev veth0
-	ip addr add fd00::1/64 dev veth0 nodad
-	ip link set veth0 up
-	ip -n b link set lo up
-	ip -n b addr add 10.0.0.2/24 dev veth1
-	ip -n b addr add fd00::2/64 dev veth1 nodad
-	ip -n b link set veth1 up
-}
-if ! fixture >$OUT/fixture.log 2>&1; then
+. "$LAB_REPO/tools/lab.d/fixture.sh"
+if ! fixture_up >$OUT/fixture.log 2>&1; then
 	cat $OUT/fixture.log
 	finish 125
 fi

@@ -13,6 +13,7 @@ RDMA_CORE_VER=56.1
 DEBUG_LOCALVERSION=-softrdma-debug
 # Where things live inside the Debian 13 root (paths as seen from the chroot).
 ROOT_OPT=/opt/softrdma-lab
+# shellcheck disable=SC2034 # for setup.sh and build.sh
 RDMA_CORE_DIR=$ROOT_OPT/rdma-core-$RDMA_CORE_VER
 DEBUG_KDIR=$ROOT_OPT/linux-debug
 
@@ -45,6 +46,7 @@ step() {
 # and the repository (at the same path) mounted in a private mount namespace,
 # so nothing stays mounted afterwards.
 in_root() {
+	# shellcheck disable=SC2016 # the chroot's script, with its own arguments
 	unshare --mount --propagation private -- /bin/sh -ec '
 		r=$1 repo=$2
 		shift 2
@@ -77,4 +79,38 @@ debug_kver() {
 
 need_root() {
 	[ "$(id -u)" = 0 ] || die "the lab needs root (debootstrap, chroot, mounts)"
+}
+
+# build_fresh: this checkout's build exists and no build input (sources,
+# build scripts) changed since it finished (build.sh writes the stamp).
+BUILD_STAMP=$LAB_BUILD/.built
+BUILD_INPUTS=(kernel uapi provider tools/softrdma tests/unit tests/kunit tests/kmod
+	'tests/vm/*.cpp' 'tests/vm/*.hpp' Kbuild CMakeLists.txt cmake tools/lab.d/build.sh)
+build_fresh() {
+	[ -f "$BUILD_STAMP" ] || return 1
+	local newer
+	if git -C "$LAB_REPO" -c safe.directory='*' rev-parse --git-dir >/dev/null 2>&1; then
+		# shellcheck disable=SC2016 # find's script, with its own arguments
+		newer=$(cd "$LAB_REPO" && git -c safe.directory='*' ls-files -z -co --exclude-standard -- "${BUILD_INPUTS[@]}" |
+			xargs -0 -r sh -c 'find "$@" -maxdepth 0 -newer "$0" -print 2>/dev/null' "$BUILD_STAMP" | head -n 1)
+	else
+		newer=$(cd "$LAB_REPO" && find kernel uapi provider tools/softrdma tests Kbuild CMakeLists.txt tools/lab.d/build.sh \
+			-type f \( -name '*.[ch]' -o -name '*.[ch]pp' -o -name Kbuild -o -name CMakeLists.txt -o -name '*.sh' \) \
+			-newer "$BUILD_STAMP" -print 2>/dev/null | head -n 1)
+	fi
+	[ -z "$newer" ] || { say "$newer changed since the last build"; return 1; }
+}
+
+# lab_ready: set up the lab cache if a step is missing, and build this
+# checkout if its build is missing or older than its sources: every
+# command that boots a guest works from nothing, with this checkout's code.
+lab_ready() {
+	if ! "$LAB_REPO/tools/lab.d/setup.sh" --check 2>/dev/null; then
+		say "the lab cache ($SOFTRDMA_LAB) is incomplete: running tools/lab setup"
+		"$LAB_REPO/tools/lab.d/setup.sh" || die "tools/lab setup failed"
+	fi
+	if ! build_fresh; then
+		say "this checkout's build is missing or out of date: running tools/lab build"
+		"$LAB_REPO/tools/lab.d/build.sh" || die "tools/lab build failed"
+	fi
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Style gates: checkpatch.pl --strict on the kernel side, clang-tidy on the
-# C++ side. Prints findings; exits non-zero on any.
+# C++ side, shellcheck on every shell script (*.sh, and files whose first
+# line names sh or bash). Prints findings; exits non-zero on any.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$LAB_REPO"
@@ -17,6 +18,17 @@ mapfile -t cxx < <(git ls-files 'provider/*.cpp' 'tools/softrdma/*.cpp' 'tests/u
 if ! clang-tidy --quiet -p "$LAB_BUILD/host" "${cxx[@]}" 2>/dev/null | grep -E 'warning:|error:'; then
 	:
 else
+	rc=1
+fi
+# Shell: tracked files and new ones not ignored.
+mapfile -t shfiles < <(git -c safe.directory='*' ls-files -co --exclude-standard | while read -r f; do
+	[ -f "$f" ] || continue
+	case "$f" in
+	*.sh) echo "$f" ;;
+	*) head -n 1 "$f" | grep -qE '^#!.*/(env )?(ba)?sh( |$)' && echo "$f" ;;
+	esac
+done)
+if ! shellcheck -x -P SCRIPTDIR -f gcc "${shfiles[@]}"; then
 	rc=1
 fi
 exit $rc

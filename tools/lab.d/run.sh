@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/lab run [--kernel stock|debug] [--share DIR]... -- CMD...
-# Boots a guest with the fresh build installed and the fixture up, runs CMD
+# Boots a guest with this checkout's build and the fixture up, runs CMD
 # as root, exits with CMD's status. A kernel oops, BUG, WARNING, KASAN,
 # lockdep or kmemleak report fails the run.
 set -euo pipefail
@@ -52,6 +52,7 @@ trap 'rm -rf "$out"' EXIT
 } >"$out/guest.env"
 
 v9p() { echo "local,path=$1,mount_tag=$2,security_model=none,multidevs=remap${3:+,$3}"; }
+# shellcheck disable=SC2054 # commas inside QEMU options
 qargs=(
 	-accel tcg,thread=multi -cpu max,la57=off -smp "${LAB_SMP:-2}" -m "$mem"
 	-display none -monitor none -serial stdio -no-reboot

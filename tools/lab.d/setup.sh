@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# tools/lab setup: build or refresh the lab cache. Idempotent: every step
-# leaves a stamp and is skipped when its stamp matches its inputs.
+# tools/lab setup [--check]: build or refresh the lab cache. Idempotent:
+# every step leaves a stamp and is skipped when its stamp matches its
+# inputs. --check changes nothing: exits 0 if no step would run.
+# The Debian mirror is the host's own (its apt sources), or SOFTRDMA_MIRROR
+# (and SOFTRDMA_SECURITY_MIRROR); it is not an input of any stamp: a new
+# mirror rebuilds nothing.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-need_root
+check=0
+[ "${1:-}" = --check ] && check=1
+[ $check = 1 ] || need_root
 
 HOST_PKGS="qemu-system-x86 debootstrap busybox-static cpio linux-headers-amd64 \
-cmake g++ libgtest-dev libibverbs-dev clang-tidy clang-format rsync zstd"
+cmake g++ libgtest-dev libibverbs-dev clang-tidy clang-format rsync zstd \
+shellcheck"
 ROOT_PKGS="linux-image-amd64 linux-headers-amd64 linux-source-6.12 \
 build-essential bc bison flex libelf-dev libssl-dev cpio kmod rsync python3 \
 cmake ninja-build pkg-config dpkg-dev \
@@ -15,9 +22,8 @@ libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev libudev-dev \
 libsystemd-dev python3-pyverbs iproute2 tcpdump tshark nvme-cli fio \
 procps iputils-ping ethtool strace less gdb"
 
-mkdir -p "$SOFTRDMA_LAB" "$LAB_LOGS"
 STAMPS=$SOFTRDMA_LAB/stamps
-mkdir -p "$STAMPS"
+[ $check = 1 ] || mkdir -p "$SOFTRDMA_LAB" "$LAB_LOGS" "$STAMPS"
 
 # done_p NAME KEY: true when step NAME already ran with inputs KEY.
 done_p() { [ -f "$STAMPS/$1" ] && [ "$(cat "$STAMPS/$1")" = "$2" ]; }
@@ -34,18 +40,86 @@ host_packages() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 }
 
+# apt_uris: "URI SUITE..." of each enabled deb source on the host, one-line
+# (sources.list, *.list) and deb822 (*.sources) formats.
+apt_uris() {
+	local f
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		# deb [options] URI SUITE COMPONENT...
+		sed -E 's/#.*//; s/\[[^]]*\]//' "$f" | awk '$1 == "deb" { print $2, $3 }'
+	done
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk '
+			function flush() {
+				if (deb && en && uri != "") {
+					n = split(uri, u, " ")
+					for (i = 1; i <= n; i++) print u[i], suites
+				}
+				deb = 0; en = 1; uri = ""; suites = ""
+			}
+			BEGIN { en = 1 }
+			/^[ \t]*#/ { next }
+			/^[ \t]*$/ { flush(); next }
+			{
+				k = tolower($1); sub(/:$/, "", k)
+				$1 = ""; sub(/^ +/, "")
+				if (k == "types") deb = (" " $0 " " ~ / deb /)
+				else if (k == "uris") uri = $0
+				else if (k == "suites") suites = $0
+				else if (k == "enabled") en = (tolower($0) != "no")
+			}
+			END { flush() }
+		' "$f"
+	done
+}
+
+# host_mirror [security]: the host's Debian mirror (the URI serving its own
+# release, or its release's security updates); deb.debian.org if none.
+host_mirror() {
+	local codename want uri suites
+	codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	want=$codename
+	[ "${1:-}" = security ] && want=$codename-security
+	if [ -n "$codename" ]; then
+		while read -r uri suites; do
+			case " $suites " in
+			*" $want "*)
+				echo "${uri%/}"
+				return 0
+				;;
+			esac
+		done < <(apt_uris)
+	fi
+	if [ "${1:-}" = security ]; then
+		echo http://deb.debian.org/debian-security
+	else
+		echo http://deb.debian.org/debian
+	fi
+}
+
+MIRROR=${SOFTRDMA_MIRROR:-$(host_mirror)}
+if [ -n "${SOFTRDMA_SECURITY_MIRROR:-}" ]; then
+	SECURITY_MIRROR=$SOFTRDMA_SECURITY_MIRROR
+elif [ -n "${SOFTRDMA_MIRROR:-}" ]; then
+	SECURITY_MIRROR=${SOFTRDMA_MIRROR%/}-security
+else
+	SECURITY_MIRROR=$(host_mirror security)
+fi
+
 debootstrap_root() {
 	rm -rf "$LAB_ROOT" "$LAB_ROOT.tmp"
-	debootstrap --variant=minbase trixie "$LAB_ROOT.tmp" http://deb.debian.org/debian
+	debootstrap --variant=minbase trixie "$LAB_ROOT.tmp" "$MIRROR"
 	mv "$LAB_ROOT.tmp" "$LAB_ROOT"
 }
 
 root_packages() {
 	cat >"$LAB_ROOT/etc/apt/sources.list" <<SRC
-deb http://deb.debian.org/debian trixie main
-deb-src http://deb.debian.org/debian trixie main
-deb http://deb.debian.org/debian-security trixie-security main
-deb http://deb.debian.org/debian trixie-updates main
+deb $MIRROR trixie main
+deb-src $MIRROR trixie main
+deb $SECURITY_MIRROR trixie-security main
+deb $MIRROR trixie-updates main
 SRC
 	echo 'wireshark-common wireshark-common/install-setuid boolean false' |
 		in_root debconf-set-selections
@@ -153,31 +227,39 @@ if [ "${1:-}" = --only ]; then
 	exit 0
 fi
 
+# stage NAME KEY CMD...: run step NAME (CMD...) unless its stamp holds KEY.
+stage() {
+	local name=$1 key=$2
+	shift 2
+	done_p "$name" "$key" && return 0
+	[ $check = 0 ] || { echo "setup: step $name has to run" >&2; exit 1; }
+	step "$name" "$@"
+	mark "$name" "$key"
+}
+
 t0=$SECONDS
-k=$(key_of "$HOST_PKGS")
-done_p host-packages "$k" || { step host-packages host_packages && mark host-packages "$k"; }
+[ $check = 1 ] || say "Debian mirror: $MIRROR (security: $SECURITY_MIRROR)"
+stage host-packages "$(key_of "$HOST_PKGS")" host_packages
 
 if [ ! -x "$LAB_ROOT/usr/bin/apt-get" ]; then
+	[ $check = 0 ] || { echo "setup: no lab root yet" >&2; exit 1; }
 	step debootstrap debootstrap_root
 fi
-k=$(key_of "$ROOT_PKGS")
-done_p root-packages "$k" || { step root-packages root_packages && mark root-packages "$k"; }
-
-k=$RDMA_CORE_VER
-done_p rdma-core "$k" || { step rdma-core-source rdma_core_source && mark rdma-core "$k"; }
-
-k=$(key_of "$(ls "$LAB_ROOT"/usr/src/linux-source-6.12.tar.xz -l)")
-done_p linux-source "$k" || { step linux-source linux_source && mark linux-source "$k"; }
+stage root-packages "$(key_of "$ROOT_PKGS")" root_packages
+# (The step keeps its historical stamp name.)
+done_p rdma-core "$RDMA_CORE_VER" || {
+	[ $check = 0 ] || { echo "setup: step rdma-core has to run" >&2; exit 1; }
+	step rdma-core-source rdma_core_source && mark rdma-core "$RDMA_CORE_VER"
+}
+stage linux-source "$(key_of "$(ls "$LAB_ROOT"/usr/src/linux-source-6.12.tar.xz -l)")" linux_source
 
 STOCK=$(stock_kver)
-say "stock kernel: $STOCK"
-done_p siw-stock "$STOCK" || { step siw-stock siw_stock "$STOCK" && mark siw-stock "$STOCK"; }
-
-k=$(key_of "$(cat "$LAB_REPO/tools/lab.d/debug.config")" "$(cat "$STAMPS/linux-source")")
-done_p debug-kernel "$k" || { step debug-kernel debug_kernel && mark debug-kernel "$k"; }
-say "debug kernel: $(debug_kver)"
-
-k=$(key_of "$STOCK" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init")")
-done_p initramfs "$k" || { step initramfs initramfs "$STOCK" && mark initramfs "$k"; }
+[ $check = 1 ] || say "stock kernel: $STOCK"
+stage siw-stock "$STOCK" siw_stock "$STOCK"
+stage debug-kernel "$(key_of "$(cat "$LAB_REPO/tools/lab.d/debug.config")" "$(cat "$STAMPS/linux-source")")" debug_kernel
+[ $check = 1 ] || say "debug kernel: $(debug_kver)"
+stage initramfs "$(key_of "$STOCK" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init")")" initramfs "$STOCK"
+[ -f "$SOFTRDMA_LAB/initrd.cpio.gz" ] || { [ $check = 0 ] || exit 1; step initramfs initramfs "$STOCK"; }
+[ $check = 0 ] || exit 0
 
 say "setup complete in $((SECONDS - t0)) s; cache: $SOFTRDMA_LAB"

@@ -1,17 +1,42 @@
 #!/usr/bin/env bash
-# tools/lab test [--quick]: every test layer; ends with "N passed, N failed".
+# tools/lab test [--quick] [NAME|GLOB...]: every test layer; ends with
+# "N passed, N failed".
 #   1. host: GoogleTest unit tests (CTest), checkpatch --strict, clang-tidy
+#      and shellcheck (lint.sh)
 #   2. guest, stock kernel: integration tests (tests/vm/run.sh)
-#   3. guest, debug kernel (skipped by --quick): KUnit and a short subset,
-#      with KASAN, lockdep and kmemleak watching
+#   3. guest, debug kernel (skipped by --quick): KUnit and the tests meant
+#      for it, with KASAN, lockdep and kmemleak watching
+# NAME|GLOB...: only the guest tests they select (a name, a glob, or
+# AREA/NAME), in each layer that has them. tools/lab test --list lists the
+# guest tests: name, area, layers, time limit.
+# Sets up the lab and builds this checkout first if either is missing or
+# out of date; the guests always run this checkout's build.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-need_root
-# A failing layer is counted, not fatal (lib.sh turned errexit on).
-set +e
+RUNNER=$LAB_REPO/tests/vm/run.sh
 
 quick=0
-[ "${1:-}" = --quick ] && quick=1
+list=0
+pats=()
+for a in "$@"; do
+	case "$a" in
+	--quick) quick=1 ;;
+	--list) list=1 ;;
+	-*) die "usage: tools/lab test [--quick] [--list] [NAME|GLOB...]" ;;
+	*) pats+=("$a") ;;
+	esac
+done
+if [ $list = 1 ]; then
+	exec "$RUNNER" --list ${pats[@]+"${pats[@]}"}
+fi
+need_root
+# Names that select nothing at all are a mistake, not an empty run.
+if [ ${#pats[@]} -gt 0 ]; then
+	"$RUNNER" --list "${pats[@]}" >/dev/null || exit 2
+fi
+lab_ready
+# A failing layer is counted, not fatal (lib.sh turned errexit on).
+set +e
 
 res=$LAB_BUILD/test-results
 rm -rf "$res"
@@ -42,55 +67,60 @@ tally() {
 	done <"$f"
 }
 
-say "layer 1: host unit tests"
-if ctest --test-dir "$LAB_BUILD/host" --output-on-failure >"$res/ctest.log" 2>&1; then
-	:
-fi
-cat "$res/ctest.log" | grep -E 'tests passed|Failed|\*\*\*' || true
-# One PASS/FAIL per GoogleTest case, as CTest reports them.
-while read -r line; do
-	name=$(echo "$line" | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/')
-	case "$line" in
-	*" Passed"*) pass=$((pass + 1)) ;;
-	*) fail=$((fail + 1)); failed_names+=("unit.$name") ;;
-	esac
-done < <(grep -E 'Test +#[0-9]+: ' "$res/ctest.log")
-grep -qE 'Test +#[0-9]+: ' "$res/ctest.log" || ko unit.ran
+if [ ${#pats[@]} -eq 0 ]; then
+	say "layer 1: host unit tests"
+	ctest --test-dir "$LAB_BUILD/host" --output-on-failure >"$res/ctest.log" 2>&1
+	grep -E 'tests passed|Failed|\*\*\*' "$res/ctest.log"
+	# One PASS/FAIL per GoogleTest case, as CTest reports them.
+	while read -r line; do
+		name=$(echo "$line" | sed -E 's/.*Test +#[0-9]+: ([^ ]+) .*/\1/')
+		case "$line" in
+		*" Passed"*) pass=$((pass + 1)) ;;
+		*) fail=$((fail + 1)); failed_names+=("unit.$name") ;;
+		esac
+	done < <(grep -E 'Test +#[0-9]+: ' "$res/ctest.log")
+	grep -qE 'Test +#[0-9]+: ' "$res/ctest.log" || ko unit.ran
 
-say "layer 1: style"
-if "$LAB_REPO/tools/lab.d/lint.sh" >"$res/lint.log" 2>&1; then
-	ok lint
-else
-	cat "$res/lint.log"
-	ko lint
+	say "layer 1: style"
+	if "$LAB_REPO/tools/lab.d/lint.sh" >"$res/lint.log" 2>&1; then
+		ok lint
+	else
+		cat "$res/lint.log"
+		ko lint
+	fi
 fi
+
+# guest_layer LAYER KERNEL: the layer's tests (those selected) in a guest.
+guest_layer() {
+	local layer=$1 kernel=$2 rc
+	if [ ${#pats[@]} -gt 0 ] &&
+		[ -z "$("$RUNNER" --list --layer "$layer" "${pats[@]}" 2>/dev/null)" ]; then
+		say "no selected test in the $layer layer"
+		return 0
+	fi
+	"$LAB_REPO/tools/lab" run --kernel "$kernel" --share "$res" -- \
+		"$RUNNER" --layer "$layer" --out "$res/$layer.txt" --ktap "$res/$layer.ktap" \
+		${pats[@]+"${pats[@]}"}
+	rc=$?
+	tally "$res/$layer.txt"
+	case $rc in
+	0 | 1) [ -s "$res/$layer.txt" ] || ko "$layer.ran" ;;
+	*) ko "$layer.kernel-clean (run exit $rc)" ;;
+	esac
+}
 
 say "layer 2: guest tests on the stock kernel"
-tools_run() {
-	"$LAB_REPO/tools/lab" run "$@"
-}
-tools_run --share "$res" -- "$LAB_REPO/tests/vm/run.sh" --out "$res/stock.txt"
-rc=$?
-tally "$res/stock.txt"
-case $rc in
-0 | 1) [ -s "$res/stock.txt" ] || ko stock.ran ;;
-*) ko "stock.kernel-clean (run exit $rc)" ;;
-esac
+guest_layer stock stock
 
 if [ $quick = 0 ]; then
-	say "layer 3: KUnit and the short subset on the debug kernel"
-	tools_run --kernel debug --share "$res" -- "$LAB_REPO/tests/vm/run.sh" --debug --out "$res/debug.txt"
-	rc=$?
-	tally "$res/debug.txt"
-	case $rc in
-	0 | 1) [ -s "$res/debug.txt" ] || ko debug.ran ;;
-	*) ko "debug.kernel-clean (run exit $rc)" ;;
-	esac
+	say "layer 3: KUnit and the debug subset on the debug kernel"
+	guest_layer debug debug
 fi
 
 if [ ${#failed_names[@]} -gt 0 ]; then
 	echo "failed:"
 	printf '  %s\n' "${failed_names[@]}"
 fi
+echo "KTAP: $res/*.ktap"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

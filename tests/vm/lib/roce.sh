@@ -1,0 +1,76 @@
+# shellcheck shell=bash
+# Interop: rdma_rxe on veth0 (initial namespace), softroce on veth1 (b).
+interop_setup() {
+	modprobe rdma_rxe
+	rdma link add rxe0 type rxe netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+}
+
+interop_cleanup() {
+	rdma link delete rxe0 2>/dev/null
+	modprobe -r rdma_rxe
+}
+
+# perf_matrix SERVER_DEV SERVER_NS CLIENT_DEV CLIENT_NS SERVER_IP: every
+# perftest program over all its sizes (-a: 2 B to 8 MiB, each size must
+# report), the atomics with both -A kinds (perftest.sh adds -F).
+# Default post mode only: both modes post the same way (see above).
+perf_matrix() {
+	local t a
+	for t in ib_send_lat ib_write_lat ib_read_lat ib_send_bw ib_write_bw ib_read_bw; do
+		echo "== $t -a"
+		"$PERF" "$@" $t -a -n 5
+	done
+	for t in ib_atomic_lat ib_atomic_bw; do
+		for a in FETCH_AND_ADD CMP_AND_SWAP; do
+			echo "== $t -A $a"
+			"$PERF" "$@" $t -A $a -n 20
+		done
+	done
+}
+
+# udp_to_sr0 BYTES: one UDP datagram (printf escapes) from netns b to
+# 10.0.0.1:4791.
+udp_to_sr0() {
+	ip netns exec b bash -c "printf '$1' >/dev/udp/10.0.0.1/4791"
+}
+
+# RC over an impaired link: sr0 on veth0, sr1 on veth1 in b, netem on both
+# ends. Every transfer must still complete byte-exact: go-back-N, NAKs,
+# duplicate detection and READ re-execution all get exercised.
+# shellcheck disable=SC2034 # RC_AB, RC_LOSSY: for the tests
+RC_AB=(sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2)
+
+# shellcheck disable=SC2034
+RC_LOSSY=(--timeout 12 --retry 7 --no-err --wait 30)
+
+# netem ARGS...: impair both directions. Permanent neighbour entries keep
+# ARP out of it (connecting a QP resolves the peer's MAC address).
+netem() {
+	modprobe sch_netem
+	ip neigh replace 10.0.0.2 dev veth0 nud permanent \
+		lladdr "$(ip netns exec b cat /sys/class/net/veth1/address)"
+	ip netns exec b ip neigh replace 10.0.0.1 dev veth1 nud permanent \
+		lladdr "$(cat /sys/class/net/veth0/address)"
+	tc qdisc add dev veth0 root netem "$@"
+	ip netns exec b tc qdisc add dev veth1 root netem "$@"
+}
+
+netem_cleanup() {
+	tc qdisc del dev veth0 root 2>/dev/null
+	ip netns exec b tc qdisc del dev veth1 root 2>/dev/null
+	ip neigh del 10.0.0.2 dev veth0 2>/dev/null
+	ip netns exec b ip neigh del 10.0.0.1 dev veth1 2>/dev/null
+	return 0
+}
+
+rc_pair() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+}
+
+# netem_stats: what netem did (to show in the log the impairment was real).
+netem_stats() {
+	tc -s qdisc show dev veth0
+	ip netns exec b tc -s qdisc show dev veth1
+}

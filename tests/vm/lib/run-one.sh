@@ -1,0 +1,17 @@
+#!/bin/bash
+# run-one.sh FILE NAME SIDFILE: run test_NAME of test file FILE, as
+# tests/vm/run.sh starts it: in a session of its own (setsid), whose id it
+# writes to SIDFILE so that the runner can kill all that is left of it.
+# TEST_TMP, TEST_PORT: see lib/common.sh.
+set -u
+read -r -a stat </proc/self/stat
+echo "${stat[5]}" >"$3"
+mkdir -p "$TEST_TMP"
+lib=$(dirname "$0")
+. "$lib/common.sh"
+. "$lib/roce.sh"
+. "$lib/iwarp.sh"
+# shellcheck source=/dev/null
+. "$1"
+set -e
+"test_$2"

@@ -1,0 +1,48 @@
+# shellcheck shell=bash
+# counters.
+#
+# layers: stock
+test_counters() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	rdma statistic show link sr0/1
+	local c noqp
+	for c in tx_packets rx_packets rx_icrc_errors rx_malformed \
+		rx_unknown_qp rx_qp_state_drops retransmits seq_naks_sent \
+		rnr_naks_sent duplicate_requests rx_backlog_drops acks_coalesced \
+		tx_zcopy_fpdus; do
+		[ "$(counter sr0 "$c")" = 0 ]
+	done
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+	rdma statistic show link sr0/1
+	[ "$(counter sr0 tx_packets)" -gt 0 ]
+	[ "$(counter sr0 rx_packets)" -gt 0 ]
+	[ "$(counter sr0 rx_icrc_errors)" = 0 ]
+	[ "$(counter sr0 rx_malformed)" = 0 ]
+	noqp=$(counter sr0 rx_unknown_qp)
+	# A SEND ONLY to QP 0x11 whose ICRC is wrong: one ICRC error.
+	udp_to_sr0 '\x04\x00\xff\xff\x00\x00\x00\x11\x80\x00\x00\x01\xde\xad\xbe\xef'
+	wait_for 5 counter_is sr0 rx_icrc_errors 1
+	# Shorter than a BTH and an ICRC: one malformed packet.
+	udp_to_sr0 '\x04\x00\xff\xff\x00\x00'
+	wait_for 5 counter_is sr0 rx_malformed 1
+	sleep 0.5
+	rdma statistic show link sr0/1
+	counter_is sr0 rx_icrc_errors 1
+	counter_is sr0 rx_malformed 1
+	counter_is sr0 rx_unknown_qp "$noqp"
+	# 4 MiB READs at MTU 1024: 4096 answer packets each, four times what
+	# a veth backlog holds, paced so that none is lost and resent. (A
+	# 4 s ACK timeout, -u 20: a busy host may stall the guest for longer
+	# than the default 67 ms, and that resend would be no loss.)
+	"$PERF" sr1 b sr0 - 10.0.0.2 ib_read_bw -s 4194304 -n 5 -m 1024 -u 20
+	counter_is sr0 retransmits 0
+	ip netns exec b rdma statistic show link sr1/1
+	ip netns exec b bash -c "$(declare -f counter counter_is); counter_is sr1 retransmits 0"
+	# Requests posted as one list arrive in one receive batch: their ACKs
+	# coalesce.
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --sizes 64 --burst 64 \
+		--burst-size 64 --list --no-err >/dev/null
+	ip netns exec b rdma statistic show link sr1/1
+	[ "$(ip netns exec b bash -c "$(declare -f counter); counter sr1 acks_coalesced")" -gt 0 ]
+}

@@ -1,0 +1,9 @@
+# shellcheck shell=bash
+# rc_transfers.
+#
+# layers: stock debug
+test_rc_transfers() {
+	rdma link add sr0 type softroce netdev veth0
+	ip netns exec b rdma link add sr1 type softroce netdev veth1
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
+}

@@ -1,0 +1,48 @@
+# shellcheck shell=bash
+# The fixture network of DESIGN.md: veth0 (10.0.0.1, fd00::1) here, veth1
+# (10.0.0.2, fd00::2) in netns b. Sourced by guest-init.sh, which brings it
+# up at boot, and by tests/vm/run.sh, which restores it after a test.
+
+fixture_up() {
+	ip link set lo up
+	ip link add veth0 type veth peer name veth1 || return 1
+	ip netns add b || return 1
+	ip link set veth1 netns b || return 1
+	sysctl -qw net.ipv6.conf.veth0.accept_dad=0
+	ip netns exec b sysctl -qw net.ipv6.conf.veth1.accept_dad=0
+	ip addr add 10.0.0.1/24 dev veth0
+	ip addr add fd00::1/64 dev veth0 nodad
+	ip link set veth0 up
+	ip -n b link set lo up
+	ip -n b addr add 10.0.0.2/24 dev veth1
+	ip -n b addr add fd00::2/64 dev veth1 nodad
+	ip -n b link set veth1 up
+}
+
+# fixture_down: the pair and netns b go (deleting veth0 takes veth1 along).
+fixture_down() {
+	ip link del veth0 2>/dev/null
+	ip netns del b 2>/dev/null
+	return 0
+}
+
+# fixture_state: what a test may change and must leave as it found it,
+# without what a fresh fixture changes anyway (interface indexes, MAC and
+# link-local addresses).
+fixture_state() {
+	local ns pre
+	for ns in - b; do
+		pre=()
+		[ "$ns" = - ] || pre=(ip netns exec "$ns")
+		echo "== netns $ns"
+		"${pre[@]}" ip -o link show 2>&1 |
+			sed -E 's/^[0-9]+: //; s/@[a-z0-9]+:/:/; s/ link\/.*//; s/ link-netns(id)? [a-z0-9]+//'
+		"${pre[@]}" ip -o addr show scope global 2>&1 | awk '{print $2, $3, $4}'
+		"${pre[@]}" ip neigh show nud permanent 2>&1 | awk '{print $1, $3}'
+		"${pre[@]}" tc qdisc show 2>&1
+		"${pre[@]}" ip route show table all 2>&1 | grep -v -E 'fe80|ff00|local|broadcast|multicast'
+	done
+	ethtool -k veth0 2>&1
+	ip netns exec b ethtool -k veth1 2>&1
+	ip netns list 2>&1 | awk '{print $1}'
+}
