@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * iWARP device specifics: one GID (the MAC address), the iw_cm entry points
- * (cm.c) and the transport's QP operations (rdmap.c), with its own state
- * machine: only the connection manager moves a QP to RTS, and leaving RTS
- * closes the connection. The transport descriptor the core reaches
+ * (cm.c) and the transport's QP operations (qp.c, tx.c, rx.c), with its own
+ * state machine: only the connection manager moves a QP to RTS, and leaving
+ * RTS closes the connection. The transport descriptor the core reaches
  * softiwarp through is at the end.
  */
 #include <linux/module.h>
