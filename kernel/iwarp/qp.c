@@ -101,13 +101,7 @@ void softrdma_iw_qp_fail(struct softrdma_qp *qp)
 {
 	struct softrdma_iw_qp *iw = qp->iw;
 
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
-	softrdma_qp_need_kick(qp);
-	softrdma_ring_set_flag(&qp->rq, SOFTRDMA_RING_NEED_KICK);
-	softrdma_qp_flush(qp);
-	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
-	qp->req.comp_idx = qp->req.send_idx;
-	qp->resp.in_recv = false;
+	softrdma_qp_enter_err(qp);
 	iw->orq_head = iw->orq_tail;
 	iw->irq_head = iw->irq_tail;
 	iw->rresp_off = 0;
