@@ -63,6 +63,17 @@ static_assert(offsetof(struct softrdma_bind_mw_wqe, mr_lkey) == 24,
 	      "bind_mw mr_lkey");
 static_assert(offsetof(struct softrdma_bind_mw_wqe, access) == 28,
 	      "bind_mw access");
+static_assert(offsetof(struct softrdma_send_wqe, ud) == 24, "send WQE ud");
+static_assert(sizeof(struct softrdma_ud_wqe) == 32, "ud size");
+static_assert(offsetof(struct softrdma_ud_wqe, ah_num) == 4, "ud ah_num");
+static_assert(offsetof(struct softrdma_ud_wqe, remote_qpn) == 8,
+	      "ud remote_qpn");
+static_assert(offsetof(struct softrdma_ud_wqe, remote_qkey) == 12,
+	      "ud remote_qkey");
+static_assert(offsetof(struct softrdma_ud_wqe, pkey_index) == 16,
+	      "ud pkey_index");
+static_assert(sizeof(struct softrdma_create_ah_resp) == 8,
+	      "create_ah response size");
 static_assert(sizeof(struct softrdma_recv_wqe) == SOFTRDMA_RECV_WQE_HDR_SIZE,
 	      "recv WQE header size");
 static_assert(sizeof(struct softrdma_create_qp_resp) == 56,

@@ -147,11 +147,27 @@ struct softrdma_bind_mw_wqe {
 };
 
 /*
+ * The destination of a send on a UD QP (and the GSI QP), in the place of
+ * the send WQE's rkey ... compare_add; the send WQE's imm_data keeps the
+ * immediate. ah_num names an address handle of the QP's PD, as its
+ * creation answered (softrdma_create_ah_resp); remote_qkey with its high
+ * bit set asks for the QP's own Q_Key.
+ */
+struct softrdma_ud_wqe {
+	__u32 reserved0;	/* the send WQE's imm_data */
+	__u32 ah_num;
+	__u32 remote_qpn;
+	__u32 remote_qkey;
+	__u16 pkey_index;	/* GSI only */
+	__u16 reserved1[7];
+};
+
+/*
  * Send queue entry: this header, then num_sge softrdma_sge or, with
  * SOFTRDMA_WQE_INLINE, inline_len bytes of data. opcode is the verbs
- * (IBV_WR_*) value. IBV_WR_BIND_MW uses bind_mw; every other opcode the
- * fields beside it. IBV_WR_LOCAL_INV carries the key to invalidate in
- * imm_data.
+ * (IBV_WR_*) value. IBV_WR_BIND_MW uses bind_mw; a send on a UD QP uses
+ * ud beside imm_data; every other opcode the fields beside imm_data.
+ * IBV_WR_LOCAL_INV carries the key to invalidate in imm_data.
  */
 struct softrdma_send_wqe {
 	__aligned_u64 wr_id;
@@ -169,6 +185,7 @@ struct softrdma_send_wqe {
 			__aligned_u64 swap;
 		};
 		struct softrdma_bind_mw_wqe bind_mw;
+		struct softrdma_ud_wqe ud;
 	};
 	__u32 reserved[2];
 };
@@ -183,6 +200,19 @@ struct softrdma_recv_wqe {
 };
 
 #define SOFTRDMA_RECV_WQE_HDR_SIZE 16
+
+/*
+ * Every receive on a UD QP starts with this many bytes of the packet's
+ * network header (IBTA 11.4.1.2): an IPv6 header, or for IPv4 20 bytes of
+ * zeros and then the IPv4 header.
+ */
+#define SOFTRDMA_GRH_SIZE 40
+
+/* Response of address handle creation: the number UD WQEs name it by. */
+struct softrdma_create_ah_resp {
+	__u32 ah_num;
+	__u32 reserved;
+};
 
 /* Response of QP creation: the QP number and where its rings are. */
 struct softrdma_create_qp_resp {
