@@ -37,6 +37,7 @@ SR_RESP(usr_create_cq_ex_resp, ib_uverbs_ex_create_cq_resp,
 SR_RESP(usr_create_qp_resp, ib_uverbs_create_qp_resp, softrdma_create_qp_resp);
 SR_RESP(usr_create_srq_resp, ib_uverbs_create_srq_resp,
 	softrdma_create_srq_resp);
+SR_RESP(usr_create_ah_resp, ib_uverbs_create_ah_resp, softrdma_create_ah_resp);
 
 struct sr_device {
 	struct verbs_device vdev;
@@ -60,6 +61,12 @@ struct sr_qp {
 struct sr_srq {
 	struct verbs_srq vsrq;
 	struct softrdma_srq *core;
+};
+
+/* An address handle and the number UD WQEs name it by. */
+struct sr_ah {
+	struct ibv_ah ibah;
+	uint32_t ah_num;
 };
 
 static struct sr_cq *to_sr_cq(struct ibv_cq *ibcq)
@@ -465,12 +472,24 @@ static const struct sr_create_ops sr_qp_ex_ops = {
 	.destroy = sr_qp_destroy_cmd,
 };
 
+static bool sr_iwarp(struct ibv_context *context)
+{
+	return context->device->transport_type == IBV_TRANSPORT_IWARP;
+}
+
 static struct ibv_qp *sr_create_qp(struct ibv_pd *pd,
 				   struct ibv_qp_init_attr *attr)
 {
 	struct sr_create_qp_args a = { .pd = pd, .attr = attr };
-	struct sr_qp *qp = sr_create(&sr_qp_ops, &a);
+	struct sr_qp *qp;
+	int ret;
 
+	ret = softrdma_qp_type_check(attr->qp_type, sr_iwarp(pd->context));
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	qp = sr_create(&sr_qp_ops, &a);
 	return qp ? &qp->vqp.qp : NULL;
 }
 
@@ -604,6 +623,52 @@ static int sr_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	return softrdma_srq_post_recv(to_core_srq(ibsrq), wr, bad_wr);
 }
 
+struct sr_create_ah_args {
+	struct ibv_pd *pd;
+	struct ibv_ah_attr *attr;
+};
+
+static int sr_create_ah_cmd(void *obj, void *args)
+{
+	struct sr_create_ah_args *a = args;
+	struct sr_ah *ah = obj;
+	struct usr_create_ah_resp resp = {};
+	int ret;
+
+	ret = ibv_cmd_create_ah(a->pd, &ah->ibah, a->attr, &resp.ibv_resp,
+				sizeof(resp));
+	ah->ah_num = resp.drv.ah_num;
+	return ret;
+}
+
+static const struct sr_create_ops sr_ah_ops = {
+	.size = sizeof(struct sr_ah),
+	.cmd = sr_create_ah_cmd,
+};
+
+static struct ibv_ah *sr_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct sr_create_ah_args a = { .pd = pd, .attr = attr };
+	struct sr_ah *ah = sr_create(&sr_ah_ops, &a);
+
+	return ah ? &ah->ibah : NULL;
+}
+
+static int sr_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret = ibv_cmd_destroy_ah(ibah);
+
+	if (!ret)
+		free(container_of(ibah, struct sr_ah, ibah));
+	return ret;
+}
+
+/* The shim's half of a UD post: the core's WQEs name an AH by its number. */
+uint32_t softrdma_ah_num(const struct ibv_ah *ibah)
+{
+	return container_of(ibah, const struct sr_ah, ibah)->ah_num;
+}
+
 /* The shim's half of the ibv_wr_* API: the core's builders find their QP. */
 struct softrdma_qp *softrdma_qpx_core(struct ibv_qp_ex *qpx)
 {
@@ -617,7 +682,9 @@ static struct ibv_qp *sr_create_qp_ex(struct ibv_context *context,
 	struct sr_qp *qp;
 	int ret;
 
-	ret = softrdma_qp_ex_check(attr);
+	ret = softrdma_qp_type_check(attr->qp_type, sr_iwarp(context));
+	if (!ret)
+		ret = softrdma_qp_ex_check(attr);
 	if (ret) {
 		errno = ret;
 		return NULL;
@@ -668,6 +735,8 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.query_srq = sr_query_srq,
 	.destroy_srq = sr_destroy_srq,
 	.post_srq_recv = sr_post_srq_recv,
+	.create_ah = sr_create_ah,
+	.destroy_ah = sr_destroy_ah,
 	.free_context = sr_free_context,
 };
 

@@ -48,6 +48,24 @@ extern "C" int softrdma_cq_poll(struct softrdma_cq *cq, int n, struct ibv_wc *wc
 	return cq->cq.poll({wc, static_cast<std::size_t>(n)});
 }
 
+extern "C" int softrdma_qp_type_check(enum ibv_qp_type type, bool iwarp)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return 0;
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		return iwarp ? EOPNOTSUPP : 0; // iWARP has connections only
+	case IBV_QPT_RAW_PACKET:
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+	case IBV_QPT_DRIVER:
+		return EOPNOTSUPP;
+	default:
+		return EINVAL;
+	}
+}
+
 extern "C" struct softrdma_qp *softrdma_qp_open(struct ibv_qp *ibqp,
 						const struct softrdma_create_qp_resp *resp)
 {
@@ -68,7 +86,8 @@ extern "C" struct softrdma_qp *softrdma_qp_open(struct ibv_qp *ibqp,
 	const bool iwarp = ibqp->context->device->transport_type == IBV_TRANSPORT_IWARP;
 	return make<softrdma_qp>(
 		std::move(sqm), std::move(rqm),
-		softrdma::SendQueue(*sq, sq_room / sizeof(softrdma_sge), resp->max_inline),
+		softrdma::SendQueue(*sq, sq_room / sizeof(softrdma_sge), resp->max_inline,
+				    ibqp->qp_type),
 		softrdma::RecvQueue(*rq, rq_room / sizeof(softrdma_sge)),
 		softrdma::KickTarget{cmd_fd, ibqp->handle}, iwarp);
 }

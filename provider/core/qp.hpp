@@ -66,6 +66,10 @@ public:
 	void wr_begin(const softrdma_wr_hdr &wr) noexcept { sq_.begin(wr); }
 	void wr_set_sges(std::span<const ibv_sge> sges) noexcept { sq_.set_sges(sges); }
 	void wr_set_inline(std::span<const ibv_data_buf> bufs) noexcept { sq_.set_inline(bufs); }
+	void wr_set_ud(const ibv_ah *ah, std::uint32_t remote_qpn, std::uint32_t remote_qkey) noexcept
+	{
+		sq_.set_ud(ah, remote_qpn, remote_qkey);
+	}
 	int wr_complete() noexcept;
 	void wr_abort() noexcept;
 

@@ -8,7 +8,8 @@ namespace softrdma {
 
 namespace {
 
-bool known_opcode(ibv_wr_opcode op)
+// Every opcode an RC QP takes.
+bool rc_opcode(std::uint32_t op) noexcept
 {
 	switch (op) {
 	case IBV_WR_RDMA_WRITE:
@@ -75,6 +76,21 @@ std::uint64_t buf_len(const ibv_data_buf &b) noexcept
 
 } // namespace
 
+bool qp_type_opcode(ibv_qp_type type, std::uint32_t op) noexcept
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return rc_opcode(op);
+	case IBV_QPT_UC:
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE ||
+		       op == IBV_WR_RDMA_WRITE_WITH_IMM;
+	case IBV_QPT_UD:
+		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
+	default:
+		return false;
+	}
+}
+
 softrdma_wr_hdr bind_mw_hdr(std::uint32_t mw_rkey, std::uint32_t new_rkey,
 			    const ibv_mw_bind_info &info, bool type1) noexcept
 {
@@ -115,6 +131,8 @@ int SendQueue::post(const ibv_send_wr &wr) noexcept
 	h.send_flags = wr.send_flags;
 	start();
 	begin(h);
+	if (type_ == IBV_QPT_UD)
+		set_ud(wr.wr.ud.ah, wr.wr.ud.remote_qpn, wr.wr.ud.remote_qkey);
 	if (local_op(wr.opcode)) {
 		// No data: the list, whatever it holds, means nothing.
 	} else if (wr.num_sge < 0) {
@@ -135,6 +153,7 @@ void SendQueue::reset() noexcept
 	next_ = ring_.load_producer();
 	err_ = 0;
 	cur_ = {};
+	addressed_ = false;
 }
 
 void SendQueue::start() noexcept
@@ -144,9 +163,12 @@ void SendQueue::start() noexcept
 
 void SendQueue::finish() noexcept
 {
+	if (!cur_.empty() && type_ == IBV_QPT_UD && !addressed_)
+		fail(EINVAL); // a datagram with nowhere to go
 	if (!cur_.empty() && !err_)
 		std::memcpy(cur_.data(), &hdr_, sizeof(hdr_));
 	cur_ = {};
+	addressed_ = false;
 }
 
 void SendQueue::begin(const softrdma_wr_hdr &wr) noexcept
@@ -154,7 +176,7 @@ void SendQueue::begin(const softrdma_wr_hdr &wr) noexcept
 	finish();
 	if (err_)
 		return;
-	if (!known_opcode(static_cast<ibv_wr_opcode>(wr.opcode))) {
+	if (!qp_type_opcode(type_, wr.opcode)) {
 		fail(EINVAL);
 		return;
 	}
@@ -173,7 +195,9 @@ void SendQueue::begin(const softrdma_wr_hdr &wr) noexcept
 	if (wr.send_flags & IBV_SEND_FENCE)
 		hdr_.flags |= SOFTRDMA_WQE_FENCE;
 	hdr_.flags |= wr.wqe_flags & SOFTRDMA_WQE_BIND_TYPE1;
-	if (wr.opcode == IBV_WR_BIND_MW) {
+	if (type_ == IBV_QPT_UD) {
+		hdr_.imm_data = wr.imm_data; // the address comes from set_ud()
+	} else if (wr.opcode == IBV_WR_BIND_MW) {
 		hdr_.bind_mw = wr.bind_mw;
 	} else {
 		hdr_.imm_data = wr.imm_data;
@@ -201,6 +225,21 @@ void SendQueue::set_sges(std::span<const ibv_sge> sges) noexcept
 	hdr_.flags &= ~static_cast<std::uint32_t>(SOFTRDMA_WQE_INLINE);
 	hdr_.num_sge = static_cast<std::uint32_t>(sges.size());
 	hdr_.inline_len = 0;
+}
+
+void SendQueue::set_ud(const ibv_ah *ah, std::uint32_t remote_qpn,
+			std::uint32_t remote_qkey) noexcept
+{
+	if (err_)
+		return;
+	if (cur_.empty() || type_ != IBV_QPT_UD || !ah) {
+		fail(EINVAL);
+		return;
+	}
+	hdr_.ud.ah_num = softrdma_ah_num(ah);
+	hdr_.ud.remote_qpn = remote_qpn;
+	hdr_.ud.remote_qkey = remote_qkey;
+	addressed_ = true;
 }
 
 template <typename Buf>

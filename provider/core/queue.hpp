@@ -33,6 +33,10 @@ struct softrdma_wr_hdr {
 
 namespace softrdma {
 
+// Whether a QP of this type takes this send opcode: RC every one we know,
+// UC SEND and RDMA WRITE (with immediate), UD SEND (with immediate).
+bool qp_type_opcode(ibv_qp_type type, std::uint32_t op) noexcept;
+
 // The header of a bind WQE besides wr_id and send_flags: the window whose
 // current rkey is mw_rkey gets new_rkey and the binding in info. type1:
 // from ibv_bind_mw (a type 1 window), not a bind work request.
@@ -40,6 +44,11 @@ softrdma_wr_hdr bind_mw_hdr(std::uint32_t mw_rkey, std::uint32_t new_rkey,
 			    const ibv_mw_bind_info &info, bool type1) noexcept;
 
 // Writes send work requests into a send queue ring.
+//
+// The QP's type decides which opcodes it takes (qp_type_opcode()) and how
+// a request names its destination: on a UD QP each request needs an
+// address (set_ud()) before the next begins or the batch completes; its
+// WQE carries the address in ud and no remote address or rkey.
 //
 // Every request, whatever API it comes from (ibv_post_send, the ibv_wr_*
 // API, ibv_bind_mw), is built the same way: begin() takes the next free
@@ -53,20 +62,22 @@ softrdma_wr_hdr bind_mw_hdr(std::uint32_t mw_rkey, std::uint32_t new_rkey,
 // returns it, publishing nothing.
 class SendQueue {
 public:
-	SendQueue(RingView ring, std::uint32_t max_sge, std::uint32_t max_inline) noexcept
-		: ring_(ring), max_sge_(max_sge), max_inline_(max_inline),
+	SendQueue(RingView ring, std::uint32_t max_sge, std::uint32_t max_inline,
+		  ibv_qp_type type = IBV_QPT_RC) noexcept
+		: ring_(ring), max_sge_(max_sge), max_inline_(max_inline), type_(type),
 		  next_(ring.load_producer())
 	{
 	}
 
 	// Posts one work request (a batch of one) and publishes it. Returns 0,
-	// ENOMEM if the queue is full, or EINVAL if the request does not fit.
+	// ENOMEM if the queue is full, or EINVAL if the request does not fit
+	// (or, on a UD QP, has no address handle).
 	int post(const ibv_send_wr &wr) noexcept;
 
 	// Opens a batch.
 	void start() noexcept;
 	// Starts a request in the next slot: ENOMEM if none is free, EINVAL for
-	// an unknown opcode. Only SIGNALED, SOLICITED and FENCE of
+	// an opcode unknown or not for this QP type. Only SIGNALED, SOLICITED and FENCE of
 	// wr.send_flags count here; data comes from the setters.
 	void begin(const softrdma_wr_hdr &wr) noexcept;
 	// The data of the request begun last: gather list (EINVAL if longer
@@ -75,6 +86,10 @@ public:
 	void set_sges(std::span<const ibv_sge> sges) noexcept;
 	void set_inline(std::span<const ibv_sge> bufs) noexcept;
 	void set_inline(std::span<const ibv_data_buf> bufs) noexcept;
+	// The destination of the request begun last on a UD QP (EINVAL on
+	// another QP type, or without an address handle): the AH the kernel
+	// numbered ah_num, the remote QP and its Q_Key.
+	void set_ud(const ibv_ah *ah, std::uint32_t remote_qpn, std::uint32_t remote_qkey) noexcept;
 	// Publishes the batch, or returns the first error and drops it.
 	int complete() noexcept;
 	// Drops the batch.
@@ -100,11 +115,13 @@ private:
 	RingView ring_;
 	std::uint32_t max_sge_;
 	std::uint32_t max_inline_;
+	ibv_qp_type type_;
 	// The batch: the index of the next slot to fill, the first error, and
 	// the slot of the request begun last (empty before any) with the
-	// header it gets.
+	// header it gets, and whether it has its UD address.
 	std::uint32_t next_;
 	int err_ = 0;
+	bool addressed_ = false;
 	std::span<std::byte> cur_;
 	softrdma_send_wqe hdr_{};
 };

@@ -49,6 +49,20 @@ struct softrdma_cq *softrdma_cqx_core(struct ibv_cq_ex *cqx);
 struct softrdma_qp;
 
 /*
+ * Whether a device takes QPs of this type, before the kernel is asked: 0
+ * for RC, and for UC and UD on RoCE; EOPNOTSUPP for every other type
+ * libibverbs knows (and UC and UD on iWARP); EINVAL for a value that is
+ * no type at all, as libibverbs itself answers.
+ */
+int softrdma_qp_type_check(enum ibv_qp_type type, bool iwarp);
+
+/*
+ * Defined by the shim, which keeps it in its address handle: the number
+ * the kernel gave ah at its creation, which UD WQEs name it by.
+ */
+uint32_t softrdma_ah_num(const struct ibv_ah *ah);
+
+/*
  * Map the rings of a QP the kernel just made (ibqp: its handle, context
  * and device, which say where kicks go and which transport it uses).
  */
@@ -76,8 +90,11 @@ int softrdma_qp_bind_mw(struct softrdma_qp *qp, struct ibv_mw *mw,
 
 /*
  * The extended QP (ibv_qp_ex, the ibv_wr_* API): check what create_qp_ex
- * asks for (0 or EOPNOTSUPP), then point the builders (those in ops, the
- * IBV_QP_EX_WITH_* flags) and the rest of the API at the core's.
+ * asks for (0 or EOPNOTSUPP; the builders a QP type has: RC all of ours,
+ * UC SEND and RDMA WRITE with or without immediate, UD SEND with or
+ * without immediate), then point the builders (those in ops, the
+ * IBV_QP_EX_WITH_* flags) and the rest of the API at the core's; a UD
+ * QP's (qpx->qp_base.qp_type) also gets wr_set_ud_addr.
  */
 int softrdma_qp_ex_check(const struct ibv_qp_init_attr_ex *attr);
 void softrdma_qp_ex_init(struct ibv_qp_ex *qpx, uint64_t ops);

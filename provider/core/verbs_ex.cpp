@@ -190,6 +190,11 @@ void wr_local_inv(ibv_qp_ex *qpx, std::uint32_t invalidate_rkey)
 	begin(qpx, with_imm(op(IBV_WR_LOCAL_INV), invalidate_rkey));
 }
 
+void wr_set_ud_addr(ibv_qp_ex *qpx, ibv_ah *ah, std::uint32_t remote_qpn,
+		    std::uint32_t remote_qkey)
+{
+	qp_of(qpx).wr_set_ud(ah, remote_qpn, remote_qkey);
+}
 void wr_set_sge(ibv_qp_ex *qpx, std::uint32_t lkey, std::uint64_t addr, std::uint32_t length)
 {
 	const ibv_sge sge{addr, length, lkey};
@@ -221,13 +226,15 @@ void wr_abort(ibv_qp_ex *qpx)
 	qp_of(qpx).wr_abort();
 }
 
-// The builders we have, by QP type.
+// The builders we have, by QP type: those of the opcodes the type takes
+// (softrdma::qp_type_opcode()).
 std::uint64_t send_ops(ibv_qp_type type)
 {
-	constexpr std::uint64_t uc = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-				     IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE |
+	constexpr std::uint64_t ud = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	constexpr std::uint64_t uc = ud | IBV_QP_EX_WITH_RDMA_WRITE |
 				     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
-	constexpr std::uint64_t rc = uc | IBV_QP_EX_WITH_RDMA_READ |
+	constexpr std::uint64_t rc = uc | IBV_QP_EX_WITH_SEND_WITH_INV |
+				     IBV_QP_EX_WITH_RDMA_READ |
 				     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 				     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 				     IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
@@ -236,8 +243,10 @@ std::uint64_t send_ops(ibv_qp_type type)
 		return rc;
 	case IBV_QPT_UC:
 		return uc;
+	case IBV_QPT_UD:
+		return ud;
 	default:
-		return 0; // UD needs wr_set_ud_addr: not yet
+		return 0;
 	}
 }
 
@@ -304,6 +313,8 @@ extern "C" void softrdma_qp_ex_init(struct ibv_qp_ex *qpx, uint64_t ops)
 		qpx->wr_bind_mw = wr_bind_mw;
 	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
 		qpx->wr_local_inv = wr_local_inv;
+	if (qpx->qp_base.qp_type == IBV_QPT_UD)
+		qpx->wr_set_ud_addr = wr_set_ud_addr;
 	qpx->wr_set_sge = wr_set_sge;
 	qpx->wr_set_sge_list = wr_set_sge_list;
 	qpx->wr_set_inline_data = wr_set_inline_data;

@@ -9,11 +9,13 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include <arpa/inet.h>
 
 #include "aligned_ring.hpp"
 #include "handles.hpp"
+#include "test_ah.hpp"
 
 namespace {
 
@@ -23,16 +25,18 @@ constexpr std::uint32_t kRecvSlot = SOFTRDMA_RECV_WQE_HDR_SIZE + 2 * sizeof(soft
 
 // An ibv_qp_ex and its core QP, as the shim's sr_qp holds them.
 struct TestQp {
-	TestQp() : sqm(kSlots, kSlot), rqm(kSlots, kRecvSlot)
+	explicit TestQp(ibv_qp_type type = IBV_QPT_RC, std::uint64_t ops = ~std::uint64_t{0})
+		: sqm(kSlots, kSlot), rqm(kSlots, kRecvSlot)
 	{
 		core.emplace(softrdma::Mapping{}, softrdma::Mapping{},
 			     softrdma::SendQueue(*softrdma::RingView::make(sqm.bytes(), kSlots, kSlot),
-						 3, 48),
+						 3, 48, type),
 			     softrdma::RecvQueue(
 				     *softrdma::RingView::make(rqm.bytes(), kSlots, kRecvSlot), 2),
 			     softrdma::KickTarget{-1, 0}, false);
 		core->qp.set_state(IBV_QPS_RTS);
-		softrdma_qp_ex_init(&qpx, ~std::uint64_t{0});
+		qpx.qp_base.qp_type = type;
+		softrdma_qp_ex_init(&qpx, ops);
 	}
 	softrdma_send_wqe wqe(std::uint32_t i)
 	{
@@ -160,6 +164,31 @@ TEST(VerbsEx, Checks)
 	EXPECT_EQ(softrdma_qp_ex_check(&qa), EOPNOTSUPP);
 	qa.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
 	EXPECT_EQ(softrdma_qp_ex_check(&qa), 0);
+	// Each QP type has the builders of the opcodes it takes, no more.
+	constexpr std::uint64_t ud = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	constexpr std::uint64_t uc = ud | IBV_QP_EX_WITH_RDMA_WRITE |
+				     IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	const std::array<std::uint64_t, 7> more{
+		IBV_QP_EX_WITH_SEND_WITH_INV,	     IBV_QP_EX_WITH_RDMA_READ,
+		IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+		IBV_QP_EX_WITH_BIND_MW,		     IBV_QP_EX_WITH_LOCAL_INV,
+		IBV_QP_EX_WITH_TSO};
+	for (const auto &[type, ops] : {std::pair{IBV_QPT_UD, ud}, std::pair{IBV_QPT_UC, uc}}) {
+		qa.qp_type = type;
+		qa.send_ops_flags = ops;
+		EXPECT_EQ(softrdma_qp_ex_check(&qa), 0) << type;
+		if (type == IBV_QPT_UD) {
+			qa.send_ops_flags = ops | IBV_QP_EX_WITH_RDMA_WRITE;
+			EXPECT_EQ(softrdma_qp_ex_check(&qa), EOPNOTSUPP);
+		}
+		for (const auto m : more) {
+			qa.send_ops_flags = ops | m;
+			EXPECT_EQ(softrdma_qp_ex_check(&qa), EOPNOTSUPP) << type << " " << m;
+		}
+	}
+	qa.qp_type = IBV_QPT_RC;
+	qa.send_ops_flags = uc | IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV;
+	EXPECT_EQ(softrdma_qp_ex_check(&qa), 0);
 	qa.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	EXPECT_EQ(softrdma_qp_ex_check(&qa), EOPNOTSUPP);
 
@@ -214,5 +243,120 @@ TEST(VerbsEx, CqExPollsAndReads)
 	t.core->lock.unlock();
 	attr.comp_mask = 1;
 	EXPECT_EQ(c->start_poll(c, &attr), EINVAL);
+	g_cq = nullptr;
+}
+
+// A UD QP's builders: wr_set_ud_addr (only a UD QP has it) puts the AH's
+// number, the remote QP and its Q_Key into the WQE, before or after the
+// data; SEND and SEND_WITH_IMM are its only builders.
+TEST(VerbsEx, UdBuildersAndAddress)
+{
+	TestQp t(IBV_QPT_UD, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM);
+	g_qp = &t;
+	ibv_qp_ex *q = &t.qpx;
+	EXPECT_EQ(q->wr_rdma_write, nullptr);
+	EXPECT_EQ(q->wr_send_inv, nullptr);
+	ASSERT_NE(q->wr_set_ud_addr, nullptr);
+	TestAh ah(0x99);
+	const ibv_sge sge{0x1000, 64, 0x9};
+	q->wr_start(q);
+	q->wr_id = 1;
+	q->wr_flags = IBV_SEND_SIGNALED;
+	q->wr_send(q);
+	q->wr_set_ud_addr(q, &ah.ah, 0xabcdef, 0x1234);
+	q->wr_set_sge(q, sge.lkey, sge.addr, sge.length);
+	q->wr_id = 2;
+	q->wr_flags = 0;
+	q->wr_send_imm(q, htonl(0x77));
+	q->wr_set_sge_list(q, 1, &sge);
+	q->wr_set_ud_addr(q, &ah.ah, 0x42, 0x80000000);
+	ASSERT_EQ(q->wr_complete(q), 0);
+	EXPECT_EQ(t.sqm.hdr().producer, 2U);
+	auto w = t.wqe(0);
+	EXPECT_EQ(w.wr_id, 1U);
+	EXPECT_EQ(w.opcode, unsigned{IBV_WR_SEND});
+	EXPECT_EQ(w.flags, unsigned{SOFTRDMA_WQE_SIGNALED});
+	EXPECT_EQ(w.ud.ah_num, 0x99U);
+	EXPECT_EQ(w.ud.remote_qpn, 0xabcdefU);
+	EXPECT_EQ(w.ud.remote_qkey, 0x1234U);
+	EXPECT_EQ(w.num_sge, 1U);
+	w = t.wqe(1);
+	EXPECT_EQ(w.opcode, unsigned{IBV_WR_SEND_WITH_IMM});
+	EXPECT_EQ(w.imm_data, htonl(0x77));
+	EXPECT_EQ(w.ud.remote_qpn, 0x42U);
+	EXPECT_EQ(w.ud.remote_qkey, 0x80000000U);
+
+	// A send without its address fails the batch.
+	q->wr_start(q);
+	q->wr_send(q);
+	q->wr_set_sge(q, sge.lkey, sge.addr, sge.length);
+	EXPECT_EQ(q->wr_complete(q), EINVAL);
+	EXPECT_EQ(t.sqm.hdr().producer, 2U);
+	g_qp = nullptr;
+
+	// RC and UC QPs get no wr_set_ud_addr; UC gets its four builders.
+	TestQp uc(IBV_QPT_UC, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+				      IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM);
+	EXPECT_EQ(uc.qpx.wr_set_ud_addr, nullptr);
+	EXPECT_NE(uc.qpx.wr_rdma_write_imm, nullptr);
+	EXPECT_EQ(uc.qpx.wr_rdma_read, nullptr);
+	TestQp rc;
+	EXPECT_EQ(rc.qpx.wr_set_ud_addr, nullptr);
+}
+
+// A UD receive's completion: the source QP, the GRH flag (with the
+// immediate's), the P_Key index, SL, SLID and path bits, through ibv_wc
+// and the ibv_cq_ex readers alike.
+TEST(VerbsEx, UdCompletionFields)
+{
+	softrdma_cqe e{};
+	e.wr_id = 21;
+	e.status = IBV_WC_SUCCESS;
+	e.opcode = IBV_WC_RECV;
+	e.byte_len = SOFTRDMA_GRH_SIZE + 100;
+	e.qp_num = 0x33;
+	e.src_qp = 0xfedcba;
+	e.flags = SOFTRDMA_CQE_GRH | SOFTRDMA_CQE_WITH_IMM;
+	e.imm_data = htonl(0x5a5a);
+	e.pkey_index = 3;
+	e.slid = 0x1234;
+	e.sl = 5;
+	e.dlid_path_bits = 0x7f;
+	e.network_hdr_type = 2;
+
+	ibv_wc wc{};
+	softrdma::cqe_to_wc(e, wc);
+	EXPECT_EQ(wc.wr_id, 21U);
+	EXPECT_EQ(wc.byte_len, SOFTRDMA_GRH_SIZE + 100U);
+	EXPECT_EQ(wc.src_qp, 0xfedcbaU);
+	EXPECT_EQ(wc.wc_flags, unsigned{IBV_WC_GRH | IBV_WC_WITH_IMM});
+	EXPECT_EQ(wc.imm_data, htonl(0x5a5a));
+	EXPECT_EQ(wc.pkey_index, 3U);
+	EXPECT_EQ(wc.slid, 0x1234U);
+	EXPECT_EQ(wc.sl, 5U);
+	EXPECT_EQ(wc.dlid_path_bits, 0x7fU);
+	e.flags = SOFTRDMA_CQE_GRH;
+	softrdma::cqe_to_wc(e, wc);
+	EXPECT_EQ(wc.wc_flags, unsigned{IBV_WC_GRH});
+
+	TestCq t;
+	g_cq = &t;
+	ibv_cq_ex *c = &t.cqx;
+	t.produce(e);
+	e.flags = SOFTRDMA_CQE_WITH_IMM; // no GRH: an RC receive
+	e.src_qp = 0;
+	t.produce(e);
+	ibv_poll_cq_attr attr{};
+	ASSERT_EQ(c->start_poll(c, &attr), 0);
+	EXPECT_EQ(c->read_src_qp(c), 0xfedcbaU);
+	EXPECT_EQ(c->read_wc_flags(c), unsigned{IBV_WC_GRH});
+	EXPECT_EQ(c->read_slid(c), 0x1234U);
+	EXPECT_EQ(c->read_sl(c), 5U);
+	EXPECT_EQ(c->read_dlid_path_bits(c), 0x7fU);
+	EXPECT_EQ(c->read_byte_len(c), SOFTRDMA_GRH_SIZE + 100U);
+	ASSERT_EQ(c->next_poll(c), 0);
+	EXPECT_EQ(c->read_wc_flags(c), unsigned{IBV_WC_WITH_IMM});
+	EXPECT_EQ(c->read_src_qp(c), 0U);
+	c->end_poll(c);
 	g_cq = nullptr;
 }
