@@ -158,6 +158,7 @@ static void softrdma_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&sdev->mws);
 	WARN_ON(!xa_empty(&sdev->qps));
 	xa_destroy(&sdev->qps);
+	softrdma_ahs_destroy(sdev);
 	sdev->transport->dev_exit(sdev);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 	/* Last: module unload waits for it, then takes the sockets away. */
@@ -189,6 +190,8 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_RX_BACKLOG_DROPS] = { .name = "rx_backlog_drops" },
 	[SOFTRDMA_CNT_ACKS_COALESCED] = { .name = "acks_coalesced" },
 	[SOFTRDMA_CNT_TX_ZCOPY] = { .name = "tx_zcopy_fpdus" },
+	[SOFTRDMA_CNT_RX_QKEY_DROPS] = { .name = "rx_qkey_drops" },
+	[SOFTRDMA_CNT_RX_UD_NO_RECV] = { .name = "rx_ud_no_recv_drops" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);
@@ -255,6 +258,7 @@ int softrdma_register(const char *name, struct net_device *ndev,
 	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
 	softrdma_mws_init(sdev);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
+	softrdma_ahs_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 
 	/* Arming a CQ is a system call; polling it is not. */

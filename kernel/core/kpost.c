@@ -93,6 +93,19 @@ static int softrdma_encode_send(struct softrdma_qp *qp,
 		w->flags &= ~SOFTRDMA_WQE_INLINE;
 		return 0;
 	}
+	if (softrdma_qp_is_ud(qp)) {
+		const struct ib_ud_wr *ud = ud_wr(wr);
+
+		/* A datagram: a SEND to an address handle of the device. */
+		if ((wr->opcode != IB_WR_SEND &&
+		     wr->opcode != IB_WR_SEND_WITH_IMM) ||
+		    !ud->ah || ud->ah->device != qp->ibqp.device)
+			return -EINVAL;
+		w->ud.ah_num = to_sah(ud->ah)->ah_num;
+		w->ud.remote_qpn = ud->remote_qpn;
+		w->ud.remote_qkey = ud->remote_qkey;
+		w->ud.pkey_index = ud->pkey_index;
+	}
 	if (wr->num_sge < 0)
 		return -EINVAL;
 	if (w->flags & SOFTRDMA_WQE_INLINE) {

@@ -54,8 +54,12 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	/* Not yet: UD/GSI QPs. */
-	if (init->qp_type != IB_QPT_RC || init->create_flags)
+	/* RC, and what else the transport takes; GSI is the kernel's. */
+	if ((init->qp_type != IB_QPT_RC &&
+	     (init->qp_type >= 32 ||
+	      !(BIT(init->qp_type) & sdev->transport->qp_types))) ||
+	    (init->qp_type == IB_QPT_GSI && (udata || init->port_num != 1)) ||
+	    init->create_flags)
 		return -EOPNOTSUPP;
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
@@ -114,9 +118,15 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* Nobody polls the new SQ: the provider kicks. */
 	qp->sq.hdr->flags = SOFTRDMA_RING_NEED_KICK;
 
-	ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
-			      XA_LIMIT(SOFTRDMA_QPN_MIN, SOFTRDMA_QPN_MAX),
-			      &sdev->next_qpn, GFP_KERNEL);
+	/* The GSI QP is QP 1 of its port (IBTA 10.2.1). */
+	qpn = SOFTRDMA_GSI_QPN;
+	if (init->qp_type == IB_QPT_GSI)
+		ret = xa_insert(&sdev->qps, qpn, qp, GFP_KERNEL);
+	else
+		ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
+				      XA_LIMIT(SOFTRDMA_QPN_MIN,
+					       SOFTRDMA_QPN_MAX),
+				      &sdev->next_qpn, GFP_KERNEL);
 	if (ret < 0)
 		goto err_rq;
 	ibqp->qp_num = qpn;
@@ -726,7 +736,9 @@ void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
 {
 	cqe->wr_id = qp->resp.rwqe.wr_id;
 	cqe->qp_num = qp->ibqp.qp_num;
-	cqe->src_qp = qp->attrs.dest_qp_num;
+	/* A datagram's source is in its packet: the caller's. */
+	if (!softrdma_qp_is_ud(qp))
+		cqe->src_qp = qp->attrs.dest_qp_num;
 	if (!qp->ibqp.srq) {
 		/*
 		 * Release the slot (an SRQ's is free already) before the

@@ -41,6 +41,10 @@
 #define SOFTRDMA_MAX_RD_ATOMIC	128
 #define SOFTRDMA_PSN_MASK	0xffffff
 #define SOFTRDMA_MAX_FRMR_PAGES	4096	/* per fast-registration MR */
+#define SOFTRDMA_MAX_AH		0x10000
+/* The GSI QP's number and Q_Key (IBTA 13.5.1 and 10.2.5). */
+#define SOFTRDMA_GSI_QPN	1
+#define SOFTRDMA_GSI_QKEY	0x80010000U
 
 /* Per-device packet and event counters (rdma statistic show link). */
 enum softrdma_counter {
@@ -57,6 +61,8 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_RX_BACKLOG_DROPS,
 	SOFTRDMA_CNT_ACKS_COALESCED,
 	SOFTRDMA_CNT_TX_ZCOPY,		/* iWARP FPDUs sent by reference */
+	SOFTRDMA_CNT_RX_QKEY_DROPS,	/* UD: the Q_Key did not match */
+	SOFTRDMA_CNT_RX_UD_NO_RECV,	/* UD: no receive WQE posted */
 	SOFTRDMA_NUM_COUNTERS
 };
 
@@ -81,6 +87,9 @@ struct softrdma_dev {
 	atomic_t num_pds;
 	atomic_t num_cqs;
 	atomic_t num_mrs;
+	struct xarray ahs;		/* AH number -> softrdma_ah (ah.c) */
+	u32 next_ah_num;
+	atomic_t num_ahs;
 	atomic64_t counters[SOFTRDMA_NUM_COUNTERS];
 };
 
@@ -96,6 +105,16 @@ struct softrdma_ucontext {
 
 struct softrdma_pd {
 	struct ib_pd ibpd;
+};
+
+/*
+ * An address handle (ah.c): numbered per device, UD WQEs name it by
+ * ah_num. The transport's route follows it (its ops' object size).
+ */
+struct softrdma_ah {
+	struct ib_ah ibah;
+	u32 ah_num;
+	struct rdma_ah_attr attr;	/* for query_ah; no sgid_attr */
 };
 
 /* A ring of fixed-size slots, mapped into the process when user-owned. */
@@ -302,6 +321,17 @@ static inline struct softrdma_qp *to_sqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct softrdma_qp, ibqp);
 }
 
+static inline struct softrdma_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct softrdma_ah, ibah);
+}
+
+/* A QP of a datagram service (UD, or the GSI QP which is one too). */
+static inline bool softrdma_qp_is_ud(const struct softrdma_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
 static inline struct softrdma_srq *to_ssrq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct softrdma_srq, ibsrq);
@@ -437,6 +467,17 @@ void softrdma_qp_kick_locked(struct softrdma_qp *qp);
 int softrdma_check_qp_attr(struct softrdma_qp *qp, struct ib_qp_attr *attr,
 			   int mask);
 #endif
+
+/* ah.c */
+void softrdma_ahs_init(struct softrdma_dev *sdev);
+void softrdma_ahs_destroy(struct softrdma_dev *sdev);
+int softrdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		       struct ib_udata *udata);
+int softrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
+int softrdma_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+struct softrdma_ah *softrdma_ah_lock(struct softrdma_qp *qp, u32 ah_num,
+				     unsigned long *flags);
+void softrdma_ah_unlock(struct softrdma_qp *qp, unsigned long flags);
 
 /* srq.c */
 int softrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,

@@ -11,6 +11,7 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
+struct softrdma_ah;
 struct softrdma_dev;
 struct softrdma_qp;
 
@@ -26,6 +27,8 @@ struct softrdma_transport {
 	u32 gid_tbl_len;
 	u32 port_cap_flags;
 	bool ip_gids;
+	/* QP types it takes beyond RC, which all do: BIT(IB_QPT_*). */
+	u32 qp_types;
 
 	/* Module load and unload; in table order, unwound in reverse. */
 	int (*init)(void);
@@ -39,6 +42,12 @@ struct softrdma_transport {
 	/* Device attributes of its own, after the core's (may be NULL). */
 	void (*query_device)(struct softrdma_dev *sdev,
 			     struct ib_device_attr *attr);
+
+	/*
+	 * An address handle's route from its address vector; NULL for a
+	 * transport without address handles (their verbs are its ops').
+	 */
+	int (*ah_init)(struct softrdma_ah *ah, const struct rdma_ah_attr *attr);
 
 	/* QP hooks: transport state, requester and teardown. */
 	int (*qp_init)(struct softrdma_qp *qp);

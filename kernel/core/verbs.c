@@ -146,8 +146,13 @@ static void softrdma_cqe_to_wc(const struct softrdma_cqe *cqe,
 		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
 		wc->ex.invalidate_rkey = cqe->imm_data;
 	}
-	if (cqe->flags & SOFTRDMA_CQE_GRH)
-		wc->wc_flags |= IB_WC_GRH;
+	if (cqe->flags & SOFTRDMA_CQE_GRH) {
+		/* A datagram: what ib_init_ah_attr_from_wc() reads. */
+		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_SMAC;
+		memcpy(wc->smac, cqe->smac, ETH_ALEN);
+		if (cqe->network_hdr_type)
+			wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+	}
 }
 
 /* Kernel consumers poll here; user CQs are polled in the provider. */

@@ -312,11 +312,10 @@ EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc6);
 struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 					unsigned int len)
 {
-	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct net_device *ndev = qp->sdev->netdev;
+	/* Room for either IP version: a UD QP's packets may take both. */
 	unsigned int hdr = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
-			   (rqp->net.ipv6 ? sizeof(struct ipv6hdr) :
-					   sizeof(struct iphdr));
+			   sizeof(struct ipv6hdr);
 	struct sk_buff *skb;
 
 	skb = alloc_skb(hdr + len + SOFTRDMA_ICRC_LEN, GFP_ATOMIC);
@@ -328,15 +327,14 @@ struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 }
 
 /* Push the UDP header in front of the transport part (@tlen bytes). */
-static struct udphdr *softrdma_roce_push_udp(struct softrdma_qp *qp,
+static struct udphdr *softrdma_roce_push_udp(const struct softrdma_roce_net *qn,
 					     struct sk_buff *skb,
 					     unsigned int tlen)
 {
-	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct udphdr *udph = skb_push(skb, sizeof(*udph));
 
 	skb_reset_transport_header(skb);
-	udph->source = htons(rqp->net.sport);
+	udph->source = htons(qn->sport);
 	udph->dest = htons(SOFTRDMA_ROCE_PORT);
 	udph->len = htons(sizeof(*udph) + tlen + SOFTRDMA_ICRC_LEN);
 	udph->check = 0;
@@ -350,9 +348,9 @@ static void softrdma_roce_put_icrc(struct sk_buff *skb, u32 crc)
 	skb_put_data(skb, &icrc, sizeof(icrc));
 }
 
-static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb)
+static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
+			       const struct softrdma_roce_net *qn)
 {
-	struct softrdma_roce_net *qn = &to_rqp(qp)->net;
 	struct net *net = dev_net(qp->sdev->netdev);
 	unsigned int tlen = skb->len;
 	struct flowi4 fl4 = {
@@ -372,16 +370,16 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb)
 	}
 	skb_dst_set(skb, &rt->dst);
 
-	udph = softrdma_roce_push_udp(qp, skb, tlen);
+	udph = softrdma_roce_push_udp(qn, skb, tlen);
 	iph = skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = qp->attrs.traffic_class;
+	iph->tos = qn->tclass;
 	iph->tot_len = htons(skb->len + SOFTRDMA_ICRC_LEN);
 	iph->id = 0;
 	iph->frag_off = htons(IP_DF);
-	iph->ttl = qp->attrs.hop_limit ? qp->attrs.hop_limit : 64;
+	iph->ttl = qn->hop_limit ? qn->hop_limit : 64;
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = fl4.saddr;
 	iph->daddr = fl4.daddr;
@@ -396,9 +394,9 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb)
 	return ip_local_out(net, NULL, skb);
 }
 
-static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb)
+static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
+			       const struct softrdma_roce_net *qn)
 {
-	struct softrdma_roce_net *qn = &to_rqp(qp)->net;
 	struct net *net = dev_net(qp->sdev->netdev);
 	unsigned int tlen = skb->len, ulen;
 	struct flowi6 fl6 = {
@@ -421,15 +419,14 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb)
 	}
 	skb_dst_set(skb, dst);
 
-	udph = softrdma_roce_push_udp(qp, skb, tlen);
+	udph = softrdma_roce_push_udp(qn, skb, tlen);
 	ulen = skb->len + SOFTRDMA_ICRC_LEN;
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, qp->attrs.traffic_class,
-		     htonl(qp->attrs.flow_label & 0xfffff));
+	ip6_flow_hdr(ip6h, qn->tclass, htonl(qn->flow_label & 0xfffff));
 	ip6h->payload_len = htons(ulen);
 	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = qp->attrs.hop_limit ? qp->attrs.hop_limit : 64;
+	ip6h->hop_limit = qn->hop_limit ? qn->hop_limit : 64;
 	ip6h->saddr = qn->saddr6;
 	ip6h->daddr = qn->daddr6;
 
@@ -461,11 +458,16 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb)
  */
 int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb)
 {
-	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	return softrdma_roce_xmit_to(qp, skb, &to_rqp(qp)->net);
+}
 
-	if (rqp->net.ipv6)
-		return softrdma_roce_xmit6(qp, skb);
-	return softrdma_roce_xmit4(qp, skb);
+/* As softrdma_roce_xmit(), to the route @qn (a UD WQE's address handle). */
+int softrdma_roce_xmit_to(struct softrdma_qp *qp, struct sk_buff *skb,
+			  const struct softrdma_roce_net *qn)
+{
+	if (qn->ipv6)
+		return softrdma_roce_xmit6(qp, skb, qn);
+	return softrdma_roce_xmit4(qp, skb, qn);
 }
 
 /* Check a received packet's ICRC. @skb->data is the BTH; linear. */

@@ -3,7 +3,7 @@
  * RoCEv2 receive dispatch: a packet from the UDP socket (net.c) is checked
  * (ICRC), matched to its device and QP, and handed, under qp->lock, to the
  * completer (responses and acknowledgments) or the responder (requests),
- * if the QP's state lets it take the packet.
+ * if the QP's state lets it take the packet; a UD or the GSI QP's to ud.c.
  */
 #include <linux/udp.h>
 
@@ -48,6 +48,13 @@ void softrdma_rx_dispatch(struct sk_buff *skb)
 	if (!qp)
 		goto drop;
 
+	if (softrdma_qp_is_ud(qp)) {
+		spin_lock_bh(&qp->lock);
+		softrdma_ud_rcv(qp, skb);
+		spin_unlock_bh(&qp->lock);
+		softrdma_qp_put(qp);
+		goto drop;
+	}
 	rqp = to_rqp(qp);
 	len = skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN;
 	spin_lock_bh(&qp->lock);

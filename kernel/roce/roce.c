@@ -26,8 +26,14 @@ static const struct ib_device_ops softrdma_roce_ops = {
 	.get_port_immutable = softrdma_roce_port_immutable,
 	.alloc_mw = softrdma_alloc_mw,
 	.dealloc_mw = softrdma_dealloc_mw,
+	.create_ah = softrdma_create_ah,
+	.create_user_ah = softrdma_create_ah,
+	.destroy_ah = softrdma_destroy_ah,
+	.query_ah = softrdma_query_ah,
 
 	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
+	/* An AH's route follows the core's AH: see roce.h. */
+	INIT_RDMA_OBJ_SIZE(ib_ah, softrdma_roce_ah, ah.ibah),
 	/* The QP's RoCE state follows the core's: see roce.h. */
 	INIT_RDMA_OBJ_SIZE(ib_qp, softrdma_roce_qp, qp.ibqp),
 };
@@ -36,13 +42,16 @@ static void softrdma_roce_query_device(struct softrdma_dev *sdev,
 				       struct ib_device_attr *attr)
 {
 	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->max_ah = SOFTRDMA_MAX_AH;
 }
 
-/* Source and destination of a QP's packets, from its address vector. */
-static int softrdma_qp_set_route(struct softrdma_qp *qp,
-				 const struct rdma_ah_attr *ah)
+/*
+ * Source and destination of packets, from an address vector: a connected
+ * QP's or an address handle's. The UDP source port is left as it is.
+ */
+static int softrdma_roce_route(struct softrdma_roce_net *net,
+			       const struct rdma_ah_attr *ah)
 {
-	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	const struct ib_gid_attr *sgid = ah->grh.sgid_attr;
 	const union ib_gid *dgid = &ah->grh.dgid;
 	bool s4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw);
@@ -53,22 +62,35 @@ static int softrdma_qp_set_route(struct softrdma_qp *qp,
 	/* Both IPv4 (v4-mapped GIDs) or both IPv6. */
 	if (s4 != d4)
 		return -EINVAL;
-	rqp->net.ipv6 = !s4;
+	net->ipv6 = !s4;
 	if (s4) {
-		memcpy(&rqp->net.saddr4, &sgid->gid.raw[12], 4);
-		memcpy(&rqp->net.daddr4, &dgid->raw[12], 4);
+		memcpy(&net->saddr4, &sgid->gid.raw[12], 4);
+		memcpy(&net->daddr4, &dgid->raw[12], 4);
 	} else {
-		memcpy(&rqp->net.saddr6, sgid->gid.raw, sizeof(rqp->net.saddr6));
-		memcpy(&rqp->net.daddr6, dgid->raw, sizeof(rqp->net.daddr6));
+		memcpy(&net->saddr6, sgid->gid.raw, sizeof(net->saddr6));
+		memcpy(&net->daddr6, dgid->raw, sizeof(net->daddr6));
 	}
+	net->tclass = ah->grh.traffic_class;
+	net->hop_limit = ah->grh.hop_limit;
+	net->flow_label = ah->grh.flow_label;
 	return 0;
+}
+
+/* An address handle's route; UD sends set the UDP source port each. */
+static int softrdma_roce_ah_init(struct softrdma_ah *ah,
+				 const struct rdma_ah_attr *attr)
+{
+	struct softrdma_roce_ah *rah = to_rah(ah);
+
+	memset(&rah->net, 0, sizeof(rah->net));
+	return softrdma_roce_route(&rah->net, attr);
 }
 
 static int softrdma_roce_modify_attrs(struct softrdma_qp *qp,
 				      struct ib_qp_attr *attr, int mask)
 {
 	if (mask & IB_QP_AV)
-		return softrdma_qp_set_route(qp, &attr->ah_attr);
+		return softrdma_roce_route(&to_rqp(qp)->net, &attr->ah_attr);
 	return 0;
 }
 
@@ -105,6 +127,22 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 		rqp->req.rd_atomic = 0;
 		rqp->req.rnr_wait = false;
 	}
+}
+
+/* The requester of the QP's service. */
+static void softrdma_roce_req_run(struct softrdma_qp *qp)
+{
+	if (softrdma_qp_is_ud(qp))
+		softrdma_ud_req_run(qp);
+	else
+		softrdma_req_run(qp);
+}
+
+static bool softrdma_roce_req_pending(struct softrdma_qp *qp)
+{
+	if (softrdma_qp_is_ud(qp))
+		return softrdma_ud_req_pending(qp);
+	return softrdma_req_pending(qp);
 }
 
 /* Out of RTS: the retransmission and RNR timer stops too. */
@@ -161,17 +199,19 @@ const struct softrdma_transport softrdma_roce_transport = {
 	.gid_tbl_len = SOFTRDMA_GID_TABLE_LEN,
 	.port_cap_flags = IB_PORT_CM_SUP,
 	.ip_gids = true,
+	.qp_types = BIT(IB_QPT_UD) | BIT(IB_QPT_GSI),
 
 	.init = softrdma_roce_init,
 	.exit = softrdma_roce_exit,
 	.dev_init = softrdma_roce_dev_init,
 	.dev_exit = softrdma_roce_dev_exit,
 	.query_device = softrdma_roce_query_device,
+	.ah_init = softrdma_roce_ah_init,
 
 	.qp_init = softrdma_roce_qp_init,
 	.qp_cleanup = softrdma_roce_qp_cleanup,
-	.req_run = softrdma_req_run,
-	.req_pending = softrdma_req_pending,
+	.req_run = softrdma_roce_req_run,
+	.req_pending = softrdma_roce_req_pending,
 	.sqd_check = softrdma_req_sqd_check,
 	.qp_stop = softrdma_resp_stop,
 	.qp_stop_sync = softrdma_roce_qp_stop_sync,

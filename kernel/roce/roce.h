@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * RoCEv2 wire format (IBTA Vol. 1 ch. 9, Annex A17): base and extended
- * transport headers of the RC service, and the transport's entry points.
+ * transport headers of the RC and UD services, and the transport's entry
+ * points.
  */
 #ifndef SOFTRDMA_ROCE_H
 #define SOFTRDMA_ROCE_H
@@ -57,6 +58,12 @@ enum softrdma_rc_opcode {
 	RC_SEND_ONLY_INV = 0x17,
 };
 
+/* UD opcodes (transport 011b): a UD message is one SEND ONLY packet. */
+enum softrdma_ud_opcode {
+	UD_SEND_ONLY = 0x64,
+	UD_SEND_ONLY_IMM = 0x65,
+};
+
 /* Base transport header, in wire order. */
 struct softrdma_bth {
 	u8 opcode;
@@ -74,6 +81,12 @@ struct softrdma_reth {
 
 struct softrdma_aeth {
 	__be32 smsn;		/* syndrome(31:24) MSN(23:0) */
+} __packed;
+
+/* Datagram extended transport header (9.3.3). */
+struct softrdma_deth {
+	__be32 qkey;
+	__be32 sqpn;		/* resv8(31:24) SrcQP(23:0) */
 } __packed;
 
 /* Atomic extended transport header (9.3.4). */
@@ -94,6 +107,7 @@ struct softrdma_ieth {
 	__be32 rkey;
 } __packed;
 
+#define SOFTRDMA_DETH_LEN		8
 #define SOFTRDMA_ATOMIC_ETH_LEN		28
 #define SOFTRDMA_ATOMIC_ACK_ETH_LEN	8
 #define SOFTRDMA_IETH_LEN		4
@@ -101,6 +115,7 @@ struct softrdma_ieth {
 static_assert(sizeof(struct softrdma_bth) == SOFTRDMA_BTH_LEN);
 static_assert(sizeof(struct softrdma_reth) == SOFTRDMA_RETH_LEN);
 static_assert(sizeof(struct softrdma_aeth) == SOFTRDMA_AETH_LEN);
+static_assert(sizeof(struct softrdma_deth) == SOFTRDMA_DETH_LEN);
 static_assert(sizeof(struct softrdma_atomic_eth) == SOFTRDMA_ATOMIC_ETH_LEN);
 static_assert(sizeof(struct softrdma_atomic_ack_eth) ==
 	      SOFTRDMA_ATOMIC_ACK_ETH_LEN);
@@ -175,7 +190,36 @@ static inline u32 softrdma_aeth_msn(const struct softrdma_aeth *aeth)
 	return ntohl(aeth->smsn) & SOFTRDMA_PSN_MASK;
 }
 
-/* Where a connected QP's packets go (RoCEv2 over IPv4 or IPv6). */
+/* The Q_Key bit that makes a UD WQE's Q_Key the QP's own (IBTA 10.2.5). */
+#define SOFTRDMA_QKEY_USE_QP	0x80000000U
+
+static inline void softrdma_deth_fill(struct softrdma_deth *deth, u32 qkey,
+				      u32 sqpn)
+{
+	deth->qkey = htonl(qkey);
+	deth->sqpn = htonl(sqpn & SOFTRDMA_QPN_MASK);
+}
+
+static inline u32 softrdma_deth_qkey(const struct softrdma_deth *deth)
+{
+	return ntohl(deth->qkey);
+}
+
+static inline u32 softrdma_deth_sqpn(const struct softrdma_deth *deth)
+{
+	return ntohl(deth->sqpn) & SOFTRDMA_QPN_MASK;
+}
+
+/* The Q_Key a UD send carries: the WQE's, or the QP's if it asks so. */
+static inline u32 softrdma_ud_qkey(u32 wqe_qkey, u32 qp_qkey)
+{
+	return (wqe_qkey & SOFTRDMA_QKEY_USE_QP) ? qp_qkey : wqe_qkey;
+}
+
+/*
+ * Where packets go (RoCEv2 over IPv4 or IPv6): a connected QP's, from its
+ * address vector, or an address handle's.
+ */
 struct softrdma_roce_net {
 	bool ipv6;		/* the v6 addresses, else the v4 ones */
 	__be32 saddr4;
@@ -183,7 +227,21 @@ struct softrdma_roce_net {
 	struct in6_addr saddr6;
 	struct in6_addr daddr6;
 	u16 sport;
+	u8 tclass;
+	u8 hop_limit;		/* 0: the default, 64 */
+	u32 flow_label;
 };
+
+/* A RoCE address handle: the core's, then its route (roce.c). */
+struct softrdma_roce_ah {
+	struct softrdma_ah ah;
+	struct softrdma_roce_net net;
+};
+
+static inline struct softrdma_roce_ah *to_rah(struct softrdma_ah *ah)
+{
+	return container_of(ah, struct softrdma_roce_ah, ah);
+}
 
 /* A result of an atomic, for a duplicate of its request to replay. */
 struct softrdma_atomic_res {
@@ -273,6 +331,8 @@ void softrdma_roce_dev_exit(struct softrdma_dev *sdev);
 struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 					unsigned int len);
 int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb);
+int softrdma_roce_xmit_to(struct softrdma_qp *qp, struct sk_buff *skb,
+			  const struct softrdma_roce_net *qn);
 bool softrdma_roce_icrc_ok(struct sk_buff *skb);
 struct net_device *softrdma_roce_rx_netdev(struct sk_buff *skb);
 struct iphdr;
@@ -285,6 +345,11 @@ u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
 
 /* roce.c: the QP's RoCE state as a whole */
 void softrdma_roce_qp_fail(struct softrdma_qp *qp);
+
+/* ud.c: UD and GSI QPs */
+void softrdma_ud_req_run(struct softrdma_qp *qp);
+bool softrdma_ud_req_pending(struct softrdma_qp *qp);
+void softrdma_ud_rcv(struct softrdma_qp *qp, struct sk_buff *skb);
 
 /* recv.c: receive dispatch */
 void softrdma_rx_dispatch(struct sk_buff *skb);

@@ -113,11 +113,18 @@ int main(int argc, char **argv)
 	errno = 0;
 	check(ibv_create_qp(pd, &bad) == nullptr, "create_qp beyond max_qp_wr refused");
 	check_errno(errno, EINVAL, "... with EINVAL");
+	// UD QPs are RoCE's (an iWARP device is passed without GIDs).
 	bad = ia;
 	bad.qp_type = IBV_QPT_UD;
 	errno = 0;
-	check(ibv_create_qp(pd, &bad) == nullptr, "UD QPs not offered yet");
-	check_errno(errno, EOPNOTSUPP, "... with EOPNOTSUPP");
+	if (std::string(argv[2]) == "-") {
+		check(ibv_create_qp(pd, &bad) == nullptr, "no UD QPs on iWARP");
+		check_errno(errno, EOPNOTSUPP, "... with EOPNOTSUPP");
+	} else {
+		ibv_qp *ud = ibv_create_qp(pd, &bad);
+		check(ud != nullptr && ud->qp_num >= 16, "a UD QP on RoCE");
+		check(!ud || ibv_destroy_qp(ud) == 0, "... destroyed");
+	}
 
 	ibv_qp *qp = ibv_create_qp(pd, &ia);
 	check(qp != nullptr, "create RC QP");
