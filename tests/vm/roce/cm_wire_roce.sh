@@ -17,7 +17,7 @@ test_cm_wire_roce() {
 	kill -INT $cap
 	wait $cap
 	softrdma icrc-check "$TEST_TMP"/cm.pcap
-	f=(--only-protocols frame,eth,ip,udp,infiniband)
+	f=(--only-protocols "frame,eth,ip,udp,infiniband")
 	m='infiniband.bth.destqp == 1 && infiniband.deth.srcqp == 1 && infiniband.deth.q_key == 0x80010000'
 	req=$(tshark -r "$TEST_TMP"/cm.pcap "${f[@]}" -Y "$m && infiniband.cm.req.localqpn" 2>/dev/null | wc -l)
 	rep=$(tshark -r "$TEST_TMP"/cm.pcap "${f[@]}" -Y "$m && infiniband.cm.rep.localqpn" 2>/dev/null | wc -l)

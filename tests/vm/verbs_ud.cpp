@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// UD conformance between two softroce devices of one process: a UD QP on
+// each (the receiver's also one taking from an SRQ), address handles,
+// SEND and SEND with immediate with the 40-byte GRH checked byte for byte,
+// the Q_Key rules (a mismatch is dropped and counted; the high bit means
+// the QP's own), a datagram with no receive posted (dropped and counted),
+// a receive buffer too small (IBV_WC_LOC_LEN_ERR) and a send longer than
+// the MTU (IBV_WC_LOC_LEN_ERR, the QP then in error).
+//
+// usage: verbs_ud DEV_A GID_A DEV_B GID_B (GIDs as IPv6 text, v4-mapped or not)
+#include <infiniband/verbs.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "check.hpp"
+#include "rc_pair.hpp"
+
+using vmtest::check;
+
+namespace {
+
+constexpr std::uint32_t kQkeyA = 0x11111111;
+constexpr std::uint32_t kQkeyB = 0x22222222;
+constexpr std::size_t kGrh = 40;
+constexpr std::size_t kBuf = 8192;
+
+struct UdSide {
+	ibv_context *ctx = nullptr;
+	ibv_pd *pd = nullptr;
+	ibv_cq *cq = nullptr;
+	ibv_srq *srq = nullptr;
+	ibv_qp *qp = nullptr;
+	ibv_qp *sqp = nullptr; // takes its receives from srq
+	ibv_mr *mr = nullptr;
+	ibv_ah *ah = nullptr;  // to the peer
+	std::vector<std::uint8_t> buf = std::vector<std::uint8_t>(kBuf);
+	int gid_index = -1;
+	ibv_gid gid{};
+	std::string dev;
+
+	UdSide() = default;
+	UdSide(const UdSide &) = delete;
+	UdSide &operator=(const UdSide &) = delete;
+	~UdSide()
+	{
+		if (ah)
+			ibv_destroy_ah(ah);
+		for (ibv_qp *q : {qp, sqp})
+			if (q)
+				ibv_destroy_qp(q);
+		if (srq)
+			ibv_destroy_srq(srq);
+		if (mr)
+			ibv_dereg_mr(mr);
+		if (cq)
+			ibv_destroy_cq(cq);
+		if (pd)
+			ibv_dealloc_pd(pd);
+		if (ctx)
+			ibv_close_device(ctx);
+	}
+
+	ibv_qp *make_qp(ibv_srq *s, std::uint32_t qkey) const
+	{
+		ibv_qp_init_attr ia{};
+		ia.send_cq = cq;
+		ia.recv_cq = cq;
+		ia.srq = s;
+		ia.qp_type = IBV_QPT_UD;
+		ia.cap.max_send_wr = 16;
+		ia.cap.max_recv_wr = 16;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		ibv_qp *q = ibv_create_qp(pd, &ia);
+		if (!q)
+			return nullptr;
+		ibv_qp_attr a{};
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = 1;
+		a.qkey = qkey;
+		bool ok = !ibv_modify_qp(q, &a,
+					 IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
+		a = {};
+		a.qp_state = IBV_QPS_RTR;
+		ok = ok && !ibv_modify_qp(q, &a, IBV_QP_STATE);
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = 0x123;
+		ok = ok && !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+		if (!ok) {
+			ibv_destroy_qp(q);
+			return nullptr;
+		}
+		return q;
+	}
+
+	bool setup(const char *name, const char *gid_text, std::uint32_t qkey)
+	{
+		dev = name;
+		ctx = vmtest::open_by_name(name);
+		if (!ctx)
+			return false;
+		gid_index = vmtest::gid_index(ctx, gid_text, gid);
+		pd = ibv_alloc_pd(ctx);
+		cq = ibv_create_cq(ctx, 64, nullptr, nullptr, 0);
+		if (!pd || !cq || gid_index < 0)
+			return false;
+		mr = ibv_reg_mr(pd, buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE);
+		ibv_srq_init_attr sa{};
+		sa.attr.max_wr = 16;
+		sa.attr.max_sge = 1;
+		srq = ibv_create_srq(pd, &sa);
+		qp = make_qp(nullptr, qkey);
+		sqp = srq ? make_qp(srq, qkey) : nullptr;
+		return mr && qp && sqp;
+	}
+
+	bool make_ah(const UdSide &peer)
+	{
+		ibv_ah_attr a{};
+		a.is_global = 1;
+		a.port_num = 1;
+		a.grh.dgid = peer.gid;
+		a.grh.sgid_index = static_cast<std::uint8_t>(gid_index);
+		a.grh.hop_limit = 64;
+		ah = ibv_create_ah(pd, &a);
+		return ah != nullptr;
+	}
+
+	int post_recv(ibv_qp *q, std::size_t off, std::uint32_t len, std::uint64_t id) const
+	{
+		ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data() + off), len, mr->lkey};
+		ibv_recv_wr wr{};
+		ibv_recv_wr *bad = nullptr;
+		wr.wr_id = id;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		if (q == sqp)
+			return ibv_post_srq_recv(srq, &wr, &bad);
+		return ibv_post_recv(q, &wr, &bad);
+	}
+
+	int send(ibv_qp *to, std::size_t off, std::uint32_t len, std::uint32_t qkey,
+		 bool imm, std::uint64_t id) const
+	{
+		ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data() + off), len, mr->lkey};
+		ibv_send_wr wr{};
+		ibv_send_wr *bad = nullptr;
+		wr.wr_id = id;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
+		wr.imm_data = htonl(0xfeedf00d);
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = to->qp_num;
+		wr.wr.ud.remote_qkey = qkey;
+		return ibv_post_send(qp, &wr, &bad);
+	}
+
+	[[nodiscard]] long counter(const char *name) const
+	{
+		std::ifstream f("/sys/class/infiniband/" + dev + "/ports/1/hw_counters/" + name);
+		long v = -1;
+		f >> v;
+		return v;
+	}
+};
+
+// No completion arrives on cq within about 200 ms.
+bool quiet(ibv_cq *cq)
+{
+	ibv_wc wc{};
+	for (int i = 0; i < 200; ++i) {
+		if (ibv_poll_cq(cq, 1, &wc))
+			return false;
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	}
+	return true;
+}
+
+// The GRH of a datagram from a to b, as its first 40 received bytes.
+bool grh_ok(const std::uint8_t *g, const UdSide &a, const UdSide &b)
+{
+	const bool v4 = IN6_IS_ADDR_V4MAPPED(reinterpret_cast<const in6_addr *>(a.gid.raw));
+	if (!v4)
+		return (g[0] >> 4) == 6 && g[6] == IPPROTO_UDP &&
+		       !std::memcmp(g + 8, a.gid.raw, 16) && !std::memcmp(g + 24, b.gid.raw, 16);
+	static const std::array<std::uint8_t, 20> zero{};
+	const std::uint8_t *ip = g + 20;
+	return !std::memcmp(g, zero.data(), zero.size()) && ip[0] == 0x45 &&
+	       ip[9] == IPPROTO_UDP && !std::memcmp(ip + 12, a.gid.raw + 12, 4) &&
+	       !std::memcmp(ip + 16, b.gid.raw + 12, 4);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (argc < 5) {
+		std::fprintf(stderr, "usage: verbs_ud DEV_A GID_A DEV_B GID_B\n");
+		return 2;
+	}
+	UdSide a;
+	UdSide b;
+	check(a.setup(argv[1], argv[2], kQkeyA), std::string("UD QPs on ") + argv[1]);
+	check(b.setup(argv[3], argv[4], kQkeyB), std::string("UD QPs on ") + argv[3]);
+	if (vmtest::failures)
+		return vmtest::summary();
+	check(a.make_ah(b), "address handle A -> B");
+	check(b.make_ah(a), "address handle B -> A");
+	if (vmtest::failures)
+		return vmtest::summary();
+	ibv_port_attr pa{};
+	check(!ibv_query_port(a.ctx, 1, &pa), "query port");
+	const std::uint32_t mtu = 128U << pa.active_mtu;
+	ibv_wc wc{};
+
+	// SEND and SEND with immediate, to the QP and to the SRQ's QP.
+	for (std::uint32_t len : {0U, 1U, 100U, mtu}) {
+		for (ibv_qp *to : {b.qp, b.sqp}) {
+			const bool imm = len == 100;
+			for (std::size_t i = 0; i < len; ++i)
+				a.buf[i] = static_cast<std::uint8_t>(i * 7 + len);
+			std::memset(b.buf.data() + 4096, 0xee, 4096);
+			const std::string what = std::to_string(len) + " B to " +
+						 (to == b.sqp ? "the SRQ's QP" : "the QP");
+			check(!b.post_recv(to, 4096, 4096, 7), "post receive for " + what);
+			check(!a.send(to, 0, len, kQkeyB, imm, 8), "post send of " + what);
+			check(vmtest::wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS &&
+				      wc.wr_id == 8 && wc.opcode == IBV_WC_SEND,
+			      "send of " + what + " completes");
+			check(vmtest::wait_wc(b.cq, wc) && wc.status == IBV_WC_SUCCESS &&
+				      wc.wr_id == 7 && wc.opcode == IBV_WC_RECV,
+			      "receive of " + what + " completes");
+			check(wc.byte_len == kGrh + len, "byte_len " + std::to_string(wc.byte_len) +
+								 " counts the GRH");
+			check(wc.src_qp == a.qp->qp_num && wc.qp_num == to->qp_num,
+			      "source and destination QP");
+			check((wc.wc_flags & IBV_WC_GRH) &&
+				      !!(wc.wc_flags & IBV_WC_WITH_IMM) == imm &&
+				      (!imm || wc.imm_data == htonl(0xfeedf00d)),
+			      "GRH flag, immediate data");
+			check(grh_ok(b.buf.data() + 4096, a, b), "the GRH is the IP header");
+			check(!std::memcmp(b.buf.data() + 4096 + kGrh, a.buf.data(), len),
+			      "the bytes arrived");
+		}
+	}
+
+	// A wrong Q_Key: dropped and counted, the receive stays posted.
+	const long qk = b.counter("rx_qkey_drops");
+	check(!b.post_recv(b.qp, 4096, 4096, 9), "post receive");
+	check(!a.send(b.qp, 0, 10, kQkeyA, false, 10), "send with B's Q_Key wrong");
+	check(vmtest::wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS, "... completes");
+	check(quiet(b.cq) && b.counter("rx_qkey_drops") == qk + 1, "... dropped, counted");
+	// The high bit: the sender's own Q_Key, A's, still wrong; then right.
+	check(!a.send(b.qp, 0, 10, 0x80000000, false, 11), "send with the QP's Q_Key");
+	check(vmtest::wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS, "... completes");
+	check(quiet(b.cq) && b.counter("rx_qkey_drops") == qk + 2, "... A's: dropped");
+	ibv_qp_attr at{};
+	at.qkey = kQkeyB;
+	check(!ibv_modify_qp(a.qp, &at, IBV_QP_QKEY), "A's Q_Key set to B's");
+	check(!a.send(b.qp, 0, 10, 0x80000000, false, 12), "send with the QP's Q_Key");
+	check(vmtest::wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS, "... completes");
+	check(vmtest::wait_wc(b.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 9 &&
+		      wc.byte_len == kGrh + 10,
+	      "... received");
+
+	// No receive posted: dropped and counted.
+	const long nr = b.counter("rx_ud_no_recv_drops");
+	check(!a.send(b.qp, 0, 10, kQkeyB, false, 13), "send with no receive posted");
+	check(vmtest::wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS, "... completes");
+	check(quiet(b.cq) && b.counter("rx_ud_no_recv_drops") == nr + 1, "... dropped, counted");
+
+	// A receive buffer too small for GRH and payload.
+	check(!b.post_recv(b.qp, 4096, kGrh + 10, 14), "post a receive of 50 B");
+	check(!a.send(b.qp, 0, 100, kQkeyB, false, 15), "send 100 B");
+	check(vmtest::wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS, "... completes");
+	check(vmtest::wait_wc(b.cq, wc) && wc.wr_id == 14 && wc.status == IBV_WC_LOC_LEN_ERR,
+	      "... the receive completes with IBV_WC_LOC_LEN_ERR (" +
+		      std::string(ibv_wc_status_str(wc.status)) + ")");
+
+	// Longer than the MTU: a local length error; the QP goes to ERR.
+	check(!a.send(b.qp, 0, mtu + 1, kQkeyB, false, 16), "post a send of MTU + 1 B");
+	check(vmtest::wait_wc(a.cq, wc) && wc.wr_id == 16 && wc.status == IBV_WC_LOC_LEN_ERR,
+	      "... completes with IBV_WC_LOC_LEN_ERR (" +
+		      std::string(ibv_wc_status_str(wc.status)) + ")");
+	check(vmtest::wait_qp_state(a.qp, IBV_QPS_ERR) == IBV_QPS_ERR, "... the QP is in ERR");
+	return vmtest::summary();
+}
