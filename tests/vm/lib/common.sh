@@ -36,13 +36,17 @@ export P_RPING P_AUX P_AUX2 P_IWCONF P_UCMA P_PINGPONG P_SENDBW
 export SMOKE QPTEST RCTEST IWTEST IWEXT ATOMIC MWTEST SRQTEST UDTEST PERF
 
 # wait_listen NS PORT: wait up to 20 s until a TCP socket listens on PORT
-# in netns NS ("-" for the initial one): the pingpong servers.
+# in netns NS ("-" for the initial one): the pingpong servers, and rdma_cm
+# servers over iWARP; or, over RoCE, which has no TCP, a listening rdma_cm
+# ID bound to PORT.
 wait_listen() {
 	local i pre=()
 	[ "$1" = - ] || pre=(ip netns exec "$1")
 	# shellcheck disable=SC2034 # i counts the tries
 	for i in $(seq 200); do
 		"${pre[@]}" ss -Hltn "sport = :$2" | grep -q . && return 0
+		"${pre[@]}" rdma res show cm_id 2>/dev/null | grep LISTEN |
+			grep -q -E ":$2( |$)" && return 0
 		sleep 0.1
 	done
 	echo "nothing listens on port $2 in netns $1"
