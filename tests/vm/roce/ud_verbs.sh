@@ -2,7 +2,7 @@
 # UD conformance (verbs_ud.cpp) between two softroce devices, IPv4 and
 # IPv6: GRH bytes, Q_Key rules, drops counted, length errors.
 #
-# layers: stock debug
+# layers: stock
 # timeout: 300
 test_ud_verbs() {
 	rc_pair
