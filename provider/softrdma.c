@@ -216,6 +216,18 @@ static struct ibv_mr *sr_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return vmr ? &vmr->ibv_mr : NULL;
 }
 
+/* ibv_rereg_mr: the kernel answers with the keys, new or kept. */
+static int sr_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		       void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
 static int sr_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret = ibv_cmd_dereg_mr(vmr);
@@ -647,6 +659,7 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.alloc_pd = sr_alloc_pd,
 	.dealloc_pd = sr_dealloc_pd,
 	.reg_mr = sr_reg_mr,
+	.rereg_mr = sr_rereg_mr,
 	.dereg_mr = sr_dereg_mr,
 	.alloc_mw = sr_alloc_mw,
 	.dealloc_mw = sr_dealloc_mw,
