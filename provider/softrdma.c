@@ -582,11 +582,44 @@ static struct ibv_srq *sr_create_srq(struct ibv_pd *pd,
 	return srq ? &srq->vsrq.srq : NULL;
 }
 
+/* A resize's command: ours follows uverbs', and says where to answer. */
+struct usr_modify_srq_cmd {
+	struct ibv_modify_srq ibv_cmd;
+	struct softrdma_modify_srq_cmd drv;
+};
+static_assert(sizeof(struct usr_modify_srq_cmd) ==
+	      sizeof(struct ibv_modify_srq) +
+	      sizeof(struct softrdma_modify_srq_cmd),
+	      "no padding in usr_modify_srq_cmd");
+
+struct sr_modify_srq_args {
+	struct ibv_srq *srq;
+	struct ibv_srq_attr *attr;
+	int attr_mask;
+};
+
+static int sr_modify_srq_cmd(void *arg, struct softrdma_create_srq_resp *resp)
+{
+	struct sr_modify_srq_args *a = arg;
+	struct usr_modify_srq_cmd cmd = {};
+
+	cmd.drv.resp_addr = (uintptr_t)resp;
+	return ibv_cmd_modify_srq(a->srq, a->attr, a->attr_mask, &cmd.ibv_cmd,
+				  sizeof(cmd));
+}
+
 static int sr_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 			 int attr_mask)
 {
+	struct sr_modify_srq_args a = {
+		.srq = ibsrq, .attr = attr, .attr_mask = attr_mask,
+	};
 	struct ibv_modify_srq cmd = {};
 
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return softrdma_srq_resize(to_core_srq(ibsrq),
+					   ibsrq->context->cmd_fd,
+					   sr_modify_srq_cmd, &a);
 	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
 }
 
