@@ -29,10 +29,11 @@ IWEXT=$REPO/build/user/verbs_iwarp_ext
 ATOMIC=$REPO/build/user/verbs_atomic
 MWTEST=$REPO/build/user/verbs_mw
 SRQTEST=$REPO/build/user/verbs_srq
+EXTRAS=$REPO/build/user/verbs_extras
 PERF=$REPO/tests/vm/perftest.sh
 # For the tests and helpers sourced with this file (and their children).
 export P_RPING P_AUX P_AUX2 P_IWCONF P_UCMA P_PINGPONG P_SENDBW
-export SMOKE QPTEST RCTEST IWTEST IWEXT ATOMIC MWTEST SRQTEST PERF
+export SMOKE QPTEST RCTEST IWTEST IWEXT ATOMIC MWTEST SRQTEST EXTRAS PERF
 
 # wait_listen NS PORT: wait up to 20 s until a TCP socket listens on PORT
 # in netns NS ("-" for the initial one): the pingpong servers.
