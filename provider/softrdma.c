@@ -223,6 +223,18 @@ static struct ibv_mr *sr_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return vmr ? &vmr->ibv_mr : NULL;
 }
 
+/* ibv_rereg_mr: the kernel answers with the keys, new or kept. */
+static int sr_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		       void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
 static int sr_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret = ibv_cmd_dereg_mr(vmr);
@@ -589,11 +601,44 @@ static struct ibv_srq *sr_create_srq(struct ibv_pd *pd,
 	return srq ? &srq->vsrq.srq : NULL;
 }
 
+/* A resize's command: ours follows uverbs', and says where to answer. */
+struct usr_modify_srq_cmd {
+	struct ibv_modify_srq ibv_cmd;
+	struct softrdma_modify_srq_cmd drv;
+};
+static_assert(sizeof(struct usr_modify_srq_cmd) ==
+	      sizeof(struct ibv_modify_srq) +
+	      sizeof(struct softrdma_modify_srq_cmd),
+	      "no padding in usr_modify_srq_cmd");
+
+struct sr_modify_srq_args {
+	struct ibv_srq *srq;
+	struct ibv_srq_attr *attr;
+	int attr_mask;
+};
+
+static int sr_modify_srq_cmd(void *arg, struct softrdma_create_srq_resp *resp)
+{
+	struct sr_modify_srq_args *a = arg;
+	struct usr_modify_srq_cmd cmd = {};
+
+	cmd.drv.resp_addr = (uintptr_t)resp;
+	return ibv_cmd_modify_srq(a->srq, a->attr, a->attr_mask, &cmd.ibv_cmd,
+				  sizeof(cmd));
+}
+
 static int sr_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 			 int attr_mask)
 {
+	struct sr_modify_srq_args a = {
+		.srq = ibsrq, .attr = attr, .attr_mask = attr_mask,
+	};
 	struct ibv_modify_srq cmd = {};
 
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return softrdma_srq_resize(to_core_srq(ibsrq),
+					   ibsrq->context->cmd_fd,
+					   sr_modify_srq_cmd, &a);
 	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
 }
 
@@ -714,6 +759,7 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.alloc_pd = sr_alloc_pd,
 	.dealloc_pd = sr_dealloc_pd,
 	.reg_mr = sr_reg_mr,
+	.rereg_mr = sr_rereg_mr,
 	.dereg_mr = sr_dereg_mr,
 	.alloc_mw = sr_alloc_mw,
 	.dealloc_mw = sr_dealloc_mw,

@@ -80,5 +80,7 @@ static_assert(sizeof(struct softrdma_create_qp_resp) == 56,
 	      "create_qp response size");
 static_assert(sizeof(struct softrdma_create_srq_resp) == 24,
 	      "create_srq response size");
+static_assert(sizeof(struct softrdma_modify_srq_cmd) == 8,
+	      "modify_srq command size");
 
 #endif /* SOFTRDMA_ABI_CHECK_H */

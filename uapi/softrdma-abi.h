@@ -239,4 +239,14 @@ struct softrdma_create_srq_resp {
 	__u32 slot_size;
 };
 
+/*
+ * The driver part of a modify_srq command that resizes the SRQ
+ * (IB_SRQ_MAX_WR): the kernel writes a softrdma_create_srq_resp for the
+ * new ring at resp_addr (modify_srq has no response of its own). The old
+ * ring's WQEs not yet taken are in the new ring, at the same indices.
+ */
+struct softrdma_modify_srq_cmd {
+	__aligned_u64 resp_addr;
+};
+
 #endif /* SOFTRDMA_ABI_H */

@@ -22,6 +22,12 @@
 #define SOFTRDMA_MW_ACCESS	(IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_ATOMIC)
+/*
+ * A bind may also name IB_ACCESS_LOCAL_WRITE, as programs written for
+ * rdma_rxe do: a window grants remote access only, so it means nothing
+ * and is dropped.
+ */
+#define SOFTRDMA_MW_BIND_ACCESS	(SOFTRDMA_MW_ACCESS | IB_ACCESS_LOCAL_WRITE)
 
 /*
  * The windows' xarray. Its lock is taken in softirq under qp->lock: a class
@@ -148,7 +154,7 @@ static int softrdma_mw_bind_check(struct softrdma_qp *qp,
 	if (new_rkey >> 8 != mw->ibmw.rkey >> 8 ||
 	    (u8)new_rkey == (u8)mw->ibmw.rkey)
 		return -EINVAL;
-	if (access & ~SOFTRDMA_MW_ACCESS)
+	if (access & ~SOFTRDMA_MW_BIND_ACCESS)
 		return -EINVAL;
 	/* A type 2 window binds while free, and never to nothing. */
 	if (!type1 && (mw->valid || !mr))
@@ -195,7 +201,7 @@ u32 softrdma_mw_bind(struct softrdma_qp *qp,
 		mw->mr = mr;		/* the reference goes with it */
 		mw->addr = b->addr;
 		mw->length = b->length;
-		mw->access = b->access;
+		mw->access = b->access & SOFTRDMA_MW_ACCESS;
 	}
 	if (mw->ibmw.type == IB_MW_TYPE_2)
 		mw->qp = qp;

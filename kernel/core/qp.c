@@ -17,6 +17,16 @@
 #define SOFTRDMA_QPN_MIN	16
 #define SOFTRDMA_QPN_MAX	0xffffff
 
+/*
+ * The access flags a QP takes. FLUSH_GLOBAL and FLUSH_PERSISTENT (bits 8
+ * and 9; named from 6.2 on) are accepted, as rdma_rxe accepts them, so
+ * programs that set them run; they grant nothing here: softrdma carries
+ * no RDMA FLUSH and does not advertise IB_DEVICE_FLUSH_*.
+ */
+#define SOFTRDMA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+				 BIT(8) | BIT(9))
+
 static u32 softrdma_sq_slot_size(u32 max_sge, u32 max_inline)
 {
 	u32 data = max(max_sge * (u32)sizeof(struct softrdma_sge),
@@ -331,10 +341,7 @@ VISIBLE_IF_KUNIT int softrdma_check_qp_attr(struct softrdma_qp *qp,
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SOFTRDMA_QPN_MAX)
 		return -EINVAL;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
-	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
-				       IB_ACCESS_REMOTE_WRITE |
-				       IB_ACCESS_REMOTE_READ |
-				       IB_ACCESS_REMOTE_ATOMIC)))
+	    (attr->qp_access_flags & ~SOFTRDMA_QP_ACCESS))
 		return -EINVAL;
 	if (mask & IB_QP_AV) {
 		/* RoCEv2 addresses are GIDs: a GRH is mandatory. */

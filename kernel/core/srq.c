@@ -3,8 +3,10 @@
  * Shared receive queues: a ring of receive WQEs mapped into the process (a
  * kernel consumer's is filled by post_srq_recv, kpost.c), which every QP
  * attached to the SRQ takes from. The limit event fires once
- * per arming, when fewer WQEs than the limit are left.
+ * per arming, when fewer WQEs than the limit are left. A user SRQ resizes
+ * into a new ring, which the provider maps in place of the old one.
  */
+#include <linux/uaccess.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "softrdma.h"
@@ -61,14 +63,102 @@ err:
 	return ret;
 }
 
+/*
+ * Move the WQEs of @srq's ring not yet taken into @ring, at the same
+ * indices, and make @ring the SRQ's; @ring gets the old ring back, for the
+ * caller to free. Fails with -EINVAL if more than @max_wr are outstanding
+ * (or the process left indices that make no sense) or @max_wr is below an
+ * armed limit.
+ */
+static int softrdma_srq_swap_ring(struct softrdma_srq *srq,
+				  struct softrdma_ring *ring, u32 max_wr)
+{
+	struct softrdma_ring *old = &srq->ring;
+	struct softrdma_ring tmp;
+	u32 prod, cons;
+	int used;
+
+	spin_lock_bh(&srq->lock);
+	/* Acquire pairs with the provider's release of its WQEs. */
+	prod = smp_load_acquire(&old->hdr->producer);
+	cons = old->hdr->consumer;
+	used = softrdma_ring_used(prod, cons, old->num_slots);
+	if (used < 0 || (u32)used > max_wr || (srq->armed && max_wr < srq->limit)) {
+		spin_unlock_bh(&srq->lock);
+		return -EINVAL;
+	}
+	for (; cons != prod; cons++)
+		memcpy(softrdma_ring_slot(ring, cons),
+		       softrdma_ring_slot(old, cons), old->slot_size);
+	ring->hdr->consumer = old->hdr->consumer;
+	ring->hdr->producer = prod;
+	tmp = *old;
+	*old = *ring;
+	*ring = tmp;
+	spin_unlock_bh(&srq->lock);
+	return 0;
+}
+
+/*
+ * ibv_modify_srq with IBV_SRQ_MAX_WR: a new ring of the size asked for
+ * (larger or smaller), mapped for the process, which the provider maps in
+ * place of the old one (struct softrdma_modify_srq_cmd). Only user SRQs
+ * resize: a kernel consumer's posts take no lock the swap could take.
+ */
+static int softrdma_srq_resize(struct softrdma_srq *srq, u32 max_wr,
+			       struct ib_udata *udata)
+{
+	struct softrdma_create_srq_resp resp = {};
+	struct softrdma_modify_srq_cmd cmd;
+	struct softrdma_ucontext *suc;
+	struct softrdma_ring ring;
+	u32 slots;
+	int ret;
+
+	if (!udata || !srq->ibsrq.uobject)
+		return -EOPNOTSUPP;
+	if (udata->inlen < sizeof(cmd))
+		return -EOPNOTSUPP;	/* a provider that cannot remap */
+	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (!max_wr || max_wr > SOFTRDMA_MAX_QP_WR)
+		return -EINVAL;
+	slots = softrdma_ring_slots(max_wr, SOFTRDMA_MAX_QP_WR);
+	ret = softrdma_ring_init(&ring, slots, srq->ring.slot_size);
+	if (ret)
+		return ret;
+	suc = rdma_udata_to_drv_context(udata, struct softrdma_ucontext, ibuc);
+	ret = softrdma_ring_map(&ring, &suc->ibuc, &resp.mmap_offset);
+	if (ret)
+		goto err;
+	resp.mmap_size = ring.size;
+	resp.num_slots = slots;
+	resp.slot_size = ring.slot_size;
+	/* Told before the swap: a failure after it could not be undone. */
+	if (copy_to_user(u64_to_user_ptr(cmd.resp_addr), &resp,
+			 sizeof(resp))) {
+		ret = -EFAULT;
+		goto err;
+	}
+	ret = softrdma_srq_swap_ring(srq, &ring, max_wr);
+err:
+	/* The ring not in use: unmapped, the process never mapped it. */
+	softrdma_ring_free(&ring);
+	return ret;
+}
+
 int softrdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 			enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct softrdma_srq *srq = to_ssrq(ibsrq);
+	int ret;
 
-	/* The ring does not grow: only its own size is accepted. */
-	if ((mask & IB_SRQ_MAX_WR) && attr->max_wr != srq->ring.num_slots)
-		return -EOPNOTSUPP;
+	if ((mask & IB_SRQ_MAX_WR) && attr->max_wr != srq->ring.num_slots) {
+		ret = softrdma_srq_resize(srq, attr->max_wr, udata);
+		if (ret)
+			return ret;
+	}
 	if (mask & IB_SRQ_LIMIT) {
 		if (attr->srq_limit > srq->ring.num_slots)
 			return -EINVAL;

@@ -370,6 +370,41 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+/*
+ * ibv_rereg_mr. A new PD or new access rights change the MR in place and
+ * keep its keys (the core sets the new PD once this returns NULL). A new
+ * range, or write access to pages pinned without it, makes a new MR with
+ * new keys over the new (or same) range, which the core puts in the old
+ * one's place before it deregisters the old one.
+ */
+static struct ib_mr *softrdma_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					    u64 start, u64 length, u64 iova,
+					    int access, struct ib_pd *ibpd,
+					    struct ib_udata *udata)
+{
+	struct softrdma_mr *mr = to_smr(ibmr);
+	int new_access = flags & IB_MR_REREG_ACCESS ? access : mr->access;
+
+	if (mr->type != SOFTRDMA_MR_USER)
+		return ERR_PTR(-EINVAL);
+	if (new_access & ~SOFTRDMA_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	/* Bound windows rely on its range and rights. */
+	if (atomic_read(&mr->num_mws))
+		return ERR_PTR(-EBUSY);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		if (!ib_access_writable(new_access) || mr->umem->writable) {
+			WRITE_ONCE(mr->access, new_access);
+			return NULL;
+		}
+		start = mr->umem->address;
+		length = mr->length;
+		iova = mr->iova;
+	}
+	return softrdma_reg_user_mr(ibpd, start, length, iova, new_access,
+				    udata);
+}
+
 static int softrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct softrdma_mr *mr = to_smr(ibmr);
@@ -400,6 +435,7 @@ const struct ib_device_ops softrdma_common_ops = {
 	.req_notify_cq = softrdma_req_notify_cq,
 	.get_dma_mr = softrdma_get_dma_mr,
 	.reg_user_mr = softrdma_reg_user_mr,
+	.rereg_user_mr = softrdma_rereg_user_mr,
 	.dereg_mr = softrdma_dereg_mr,
 	.create_qp = softrdma_create_qp,
 	.modify_qp = softrdma_modify_qp,

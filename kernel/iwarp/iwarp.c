@@ -134,9 +134,12 @@ static int softrdma_iw_modify_qp(struct softrdma_qp *qp,
 		return 0;
 	switch (next) {
 	case IB_QPS_INIT:
-		/* The RDMA CM gives the port and access flags, no P_Key. */
+		/*
+		 * An iWARP QP has one port and no P_Key: INIT needs neither
+		 * (the iw_cm asks for the state and access flags; siw too).
+		 */
 		if (cur == IB_QPS_RESET)
-			return mask & IB_QP_PORT ? 0 : -EINVAL;
+			return 0;
 		break;
 	case IB_QPS_RTR:
 		return cur == IB_QPS_INIT ? 0 : -EINVAL;

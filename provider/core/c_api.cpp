@@ -136,6 +136,28 @@ extern "C" struct softrdma_srq *softrdma_srq_open(int cmd_fd,
 				  softrdma::RecvQueue(*view, room / sizeof(softrdma_sge)));
 }
 
+extern "C" int softrdma_srq_resize(struct softrdma_srq *srq, int cmd_fd,
+				   int (*cmd)(void *arg, struct softrdma_create_srq_resp *resp),
+				   void *arg)
+{
+	const std::lock_guard guard(srq->lock);
+	softrdma_create_srq_resp resp{};
+	if (const int ret = cmd(arg, &resp))
+		return ret;
+	// The kernel takes only from the new ring now: map it, or the SRQ
+	// cannot be posted to again.
+	softrdma::Mapping map(cmd_fd, resp.mmap_offset, resp.mmap_size);
+	if (!map.valid())
+		return errno;
+	auto view = softrdma::RingView::make(map.bytes(), resp.num_slots, resp.slot_size);
+	if (!view || resp.slot_size < SOFTRDMA_RECV_WQE_HDR_SIZE)
+		return EPROTO;
+	const std::uint32_t room = resp.slot_size - SOFTRDMA_RECV_WQE_HDR_SIZE;
+	srq->rq = softrdma::RecvQueue(*view, room / sizeof(softrdma_sge));
+	srq->map = std::move(map);
+	return 0;
+}
+
 extern "C" void softrdma_srq_close(struct softrdma_srq *srq)
 {
 	delete srq;

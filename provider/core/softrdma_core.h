@@ -111,6 +111,15 @@ void softrdma_srq_close(struct softrdma_srq *srq);
 /* ibv_post_srq_recv: as softrdma_qp_post_recv; receives need no kick. */
 int softrdma_srq_post_recv(struct softrdma_srq *srq, struct ibv_recv_wr *wr,
 			   struct ibv_recv_wr **bad_wr);
+/*
+ * ibv_modify_srq with IBV_SRQ_MAX_WR: with no post in between, cmd(arg,
+ * resp) makes the modify command, which resizes the ring in the kernel and
+ * describes the new one in *resp (0 or an errno); then the new ring is
+ * mapped in place of the old one. 0 or an errno.
+ */
+int softrdma_srq_resize(struct softrdma_srq *srq, int cmd_fd,
+			int (*cmd)(void *arg, struct softrdma_create_srq_resp *resp),
+			void *arg);
 
 #ifdef __cplusplus
 }

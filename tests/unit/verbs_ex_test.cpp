@@ -200,6 +200,25 @@ TEST(VerbsEx, Checks)
 	EXPECT_EQ(softrdma_cq_ex_check(&ca), 0);
 	ca.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
 	EXPECT_EQ(softrdma_cq_ex_check(&ca), EOPNOTSUPP);
+
+	// What UCX asks for first: EOPNOTSUPP (its cue to fall back to
+	// ibv_create_cq), never EINVAL; likewise any flag, mask bit or
+	// completion field the provider does not know.
+	ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
+	ca.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
+	EXPECT_EQ(softrdma_cq_ex_check(&ca), EOPNOTSUPP);
+	ca.flags = 1U << 30;
+	EXPECT_EQ(softrdma_cq_ex_check(&ca), EOPNOTSUPP);
+	ca.flags = 0;
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
+	EXPECT_EQ(softrdma_cq_ex_check(&ca), EOPNOTSUPP);
+	ca.comp_mask = 1U << 30;
+	EXPECT_EQ(softrdma_cq_ex_check(&ca), EOPNOTSUPP);
+	ca.comp_mask = 0;
+	ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | (std::uint64_t{1} << 40);
+	EXPECT_EQ(softrdma_cq_ex_check(&ca), EOPNOTSUPP);
+	ca.wc_flags = IBV_WC_EX_WITH_TM_INFO;
+	EXPECT_EQ(softrdma_cq_ex_check(&ca), EOPNOTSUPP);
 }
 
 // start_poll / next_poll / end_poll and the readers, as libibverbs calls

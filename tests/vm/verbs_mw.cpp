@@ -584,6 +584,43 @@ void qp_ex(RcSide &a, RcSide &b)
 	ibv_dealloc_mw(mw);
 }
 
+// A bind whose access names IBV_ACCESS_LOCAL_WRITE beside REMOTE_WRITE, as
+// programs written for rdma_rxe do, on a QP of B with LOCAL_WRITE |
+// REMOTE_WRITE: windows of both types bind, and WRITEs through them land.
+void local_write_bind(RcSide &a, RcSide &b)
+{
+	constexpr unsigned kAcc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	ibv_mw *mw2 = ibv_alloc_mw(b.pd, IBV_MW_TYPE_2);
+	const std::uint32_t k = mw2 ? ibv_inc_rkey(mw2->rkey) : 0;
+	check(mw2 && post_bind(b, 1, mw2, k, b.mr, b.addr(kWin), kWinLen, kAcc),
+	      "post a type 2 bind with LOCAL_WRITE | REMOTE_WRITE");
+	expect(b, 1, IBV_WC_SUCCESS, IBV_WC_BIND_MW, "the type 2 bind");
+	bound(mw2, k);
+	fill(a, 0, 256, 0x3c);
+	check(post_rdma(a, 2, IBV_WR_RDMA_WRITE, 0, 256, b.addr(kWin + 8), k),
+	      "post a WRITE through the type 2 window");
+	expect(a, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, "the WRITE");
+	check(same(a, 0, b, kWin + 8, 256), "the WRITE's bytes landed");
+
+	ibv_mw *mw1 = ibv_alloc_mw(b.pd, IBV_MW_TYPE_1);
+	ibv_mw_bind mb{};
+	mb.wr_id = 3;
+	mb.send_flags = IBV_SEND_SIGNALED;
+	mb.bind_info = {b.mr, b.addr(16384), 512, kAcc};
+	check(mw1 && ibv_bind_mw(b.qp, mw1, &mb) == 0,
+	      "ibv_bind_mw a type 1 window with LOCAL_WRITE | REMOTE_WRITE");
+	expect(b, 3, IBV_WC_SUCCESS, IBV_WC_BIND_MW, "the type 1 bind");
+	fill(a, 1024, 512, 0x5d);
+	check(mw1 && post_rdma(a, 4, IBV_WR_RDMA_WRITE, 1024, 512, b.addr(16384), mw1->rkey),
+	      "post a WRITE through the type 1 window");
+	expect(a, 4, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, "the WRITE");
+	check(same(a, 1024, b, 16384, 512), "the WRITE's bytes landed");
+	if (mw1)
+		ibv_dealloc_mw(mw1);
+	if (mw2)
+		ibv_dealloc_mw(mw2);
+}
+
 // B's extended CQ, made by make_cq_ex.
 ibv_cq_ex *b_cqx = nullptr;
 
@@ -716,6 +753,12 @@ int main(int argc, char **argv)
 		if (!vmtest::failures)
 			cq_ex_inv(a, b, peer);
 	});
+	runs.emplace_back("local write", [&](RcSide &a, RcSide &b) {
+		check(a.connect(b, 5, 7, kQpAccess) &&
+			      b.connect(a, 7, 5, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE),
+		      "B's QP with LOCAL_WRITE | REMOTE_WRITE");
+		local_write_bind(a, b);
+	});
 	for (int how = 0; how < 5; ++how)
 		runs.emplace_back("denied " + std::to_string(how),
 				  [&, how](RcSide &a, RcSide &b) { denied(a, b, peer, how); });
@@ -740,7 +783,7 @@ int main(int argc, char **argv)
 		RcSide b;
 		const bool ok = a.setup(args.dev_a, args.gid_a, kBuf, kAccessA) &&
 				b.setup(args.dev_b, args.gid_b, kBuf, kAccessB);
-		const bool qpx = what == "qp_ex" || what == "cq_ex";
+		const bool qpx = what == "qp_ex" || what == "cq_ex" || what == "local write";
 		check(ok && (qpx || (a.connect(b, 0xfffff0, 0x300, kQpAccess) &&
 				     b.connect(a, 0x300, 0xfffff0, kQpAccess))),
 		      "fresh QPs for " + what);
