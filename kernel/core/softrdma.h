@@ -165,18 +165,12 @@ struct softrdma_swqe {
 	u32 npkts;
 	u32 first_psn;
 	u32 last_psn;
-	bool done;		/* iWARP: sent (or read back), to complete */
-	bool ack_wait;		/* iWARP: sent by reference, until TCP acks */
-	u32 ack_seq;		/* iWARP: TCP sequence after its last byte */
 };
-
-struct softrdma_iw_qp;
 
 struct softrdma_qp {
 	struct ib_qp ibqp;
 	struct softrdma_dev *sdev;
 	const struct softrdma_transport *transport;
-	struct softrdma_iw_qp *iw;	/* iWARP transport state */
 	struct mutex state_lock;	/* modify_qp against modify_qp */
 	spinlock_t lock;		/* state and transport state */
 	refcount_t refs;		/* packets being handled */

@@ -423,6 +423,8 @@ static void softrdma_cep_proc_rep(struct softrdma_cep *cep)
 	if (cep->p2p && !(ctl_ird & SOFTRDMA_MPA_V2_P2P))
 		cep->p2p = false;
 	if (cep->p2p) {
+		struct softrdma_iw_qp *iw = to_iwqp(qp);
+
 		cep->rtr = ctl_ord & (SOFTRDMA_MPA_V2_WRITE0 |
 				      SOFTRDMA_MPA_V2_READ0);
 		if (cep->rtr != SOFTRDMA_MPA_V2_WRITE0) {
@@ -430,9 +432,9 @@ static void softrdma_cep_proc_rep(struct softrdma_cep *cep)
 			goto fail;
 		}
 		/* The RTR goes first, before the QP's own traffic. */
-		qp->iw->crc = cep->crc;
-		qp->iw->tx_markers = cep->tx_markers;
-		qp->iw->tx_soff = 0;
+		iw->crc = cep->crc;
+		iw->tx_markers = cep->tx_markers;
+		iw->tx_soff = 0;
 		ret = softrdma_iw_send_rtr(qp, cep->sock, cep->rtr);
 		if (ret)
 			goto fail;

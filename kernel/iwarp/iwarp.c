@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * iWARP device specifics: one GID (the MAC address), the iw_cm entry points
- * (cm.c) and the transport's QP operations (qp.c, tx.c, rx.c), with its own
- * state machine: only the connection manager moves a QP to RTS, and leaving
- * RTS closes the connection. The transport descriptor the core reaches
- * softiwarp through is at the end.
+ * (cm.c) and the transport's QP operations (qp.c, tx.c, rx.c; qp.c keeps
+ * its own state machine: only the connection manager moves a QP to RTS,
+ * and leaving RTS closes the connection). The transport descriptor the
+ * core reaches softiwarp through is at the end.
  */
 #include <linux/module.h>
 #include <rdma/iw_cm.h>
@@ -85,92 +85,6 @@ static struct ib_qp *softrdma_iw_get_qp(struct ib_device *ibdev, int qpn)
 	return qp ? &qp->ibqp : NULL;
 }
 
-static void softrdma_iw_sqd_check(struct softrdma_qp *qp)
-{
-}
-
-/* The QP's connection, with a reference, or NULL. */
-static struct softrdma_cep *softrdma_iw_qp_cep(struct softrdma_qp *qp)
-{
-	struct softrdma_cep *cep;
-
-	spin_lock_bh(&qp->lock);
-	cep = qp->iw->cep;
-	if (cep)
-		kref_get(&cep->ref);
-	spin_unlock_bh(&qp->lock);
-	return cep;
-}
-
-/*
- * Destroying a connected QP aborts its connection first, unless the
- * consumer has closed it gracefully (rdma_disconnect(), then at once
- * rdma_destroy_qp()): a reset would drop the last Sends, complete but
- * still in the socket, which the peer waits for.
- */
-static void softrdma_iw_qp_teardown(struct softrdma_qp *qp)
-{
-	struct softrdma_cep *cep = softrdma_iw_qp_cep(qp);
-
-	if (!cep)
-		return;
-	softrdma_cep_close(cep, test_bit(CEP_F_CLOSE, &cep->flags));
-	flush_work(&cep->work);
-	softrdma_cep_put(cep);
-}
-
-/*
- * iWARP states (RFC 5040 and the verbs of RDMAC): RTR is a waypoint the
- * RDMA CM asks for; RTS comes with the connection; SQD (what iw_cm asks
- * for on a graceful disconnect) closes it, ERR aborts it.
- */
-static int softrdma_iw_modify_qp(struct softrdma_qp *qp,
-				 struct ib_qp_attr *attr, int mask,
-				 enum ib_qp_state cur, enum ib_qp_state next)
-{
-	struct softrdma_cep *cep;
-
-	if (next == cur && next != IB_QPS_RESET && next != IB_QPS_INIT)
-		return 0;
-	switch (next) {
-	case IB_QPS_INIT:
-		/*
-		 * An iWARP QP has one port and no P_Key: INIT needs neither
-		 * (the iw_cm asks for the state and access flags; siw too).
-		 */
-		if (cur == IB_QPS_RESET)
-			return 0;
-		break;
-	case IB_QPS_RTR:
-		return cur == IB_QPS_INIT ? 0 : -EINVAL;
-	case IB_QPS_RTS:
-		/* Only the connection manager moves a QP to RTS. */
-		return -EINVAL;
-	case IB_QPS_SQD:
-		if (cur != IB_QPS_RTS)
-			return -EINVAL;
-		cep = softrdma_iw_qp_cep(qp);
-		if (cep) {
-			softrdma_cep_close(cep, true);
-			softrdma_cep_put(cep);
-		}
-		return 1;
-	case IB_QPS_ERR:
-	case IB_QPS_RESET:
-		cep = softrdma_iw_qp_cep(qp);
-		if (cep) {
-			softrdma_cep_close(cep, false);
-			softrdma_cep_put(cep);
-		}
-		break;
-	default:
-		break;
-	}
-	if (!ib_modify_qp_is_ok(cur, next, qp->ibqp.qp_type, mask))
-		return -EINVAL;
-	return 0;
-}
-
 /* No address vector: the connection manager's attributes only. */
 static int softrdma_iwarp_modify_attrs(struct softrdma_qp *qp,
 				       struct ib_qp_attr *attr, int mask)
@@ -193,7 +107,7 @@ static const struct ib_device_ops softrdma_iwarp_ops = {
 	.dealloc_mw = softrdma_dealloc_mw,
 
 	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
-	INIT_RDMA_OBJ_SIZE(ib_qp, softrdma_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_qp, softrdma_iw_qp, qp.ibqp),
 };
 
 static int softrdma_iwarp_init(void)

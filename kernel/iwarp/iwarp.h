@@ -343,9 +343,23 @@ struct softrdma_iw_rresp {
 	u64 src_to;
 };
 
-/* iWARP transport state of a QP. */
+/*
+ * The iWARP part of the kernel's copy of a send WQE (struct softrdma_swqe),
+ * one per SQ slot: how far the WQE has come.
+ */
+struct softrdma_iw_swqe {
+	bool done;			/* sent (or read back), to complete */
+	bool ack_wait;			/* sent by reference, until TCP acks */
+	u32 ack_seq;			/* TCP sequence after its last byte */
+};
+
+/*
+ * A QP of softiwarp: the core's QP and the transport's state, allocated by
+ * the RDMA core at the size softrdma_iwarp_ops gives (iwarp.c).
+ */
 struct softrdma_iw_qp {
-	struct softrdma_qp *qp;
+	struct softrdma_qp qp;		/* first: INIT_RDMA_OBJ_SIZE */
+	struct softrdma_iw_swqe *swqe;	/* one per SQ slot */
 	struct softrdma_cep *cep;	/* held; NULL when not connected */
 	struct socket *sock;		/* the cep's, while in RTS */
 	struct work_struct tx_work;
@@ -395,6 +409,31 @@ struct softrdma_iw_qp {
 	u32 zc_unacked;			/* WQEs waiting for TCP's ack */
 };
 
+static inline struct softrdma_iw_qp *to_iwqp(struct softrdma_qp *qp)
+{
+	return container_of(qp, struct softrdma_iw_qp, qp);
+}
+
+/* The iWARP state of the send WQE at ring index @idx. */
+static inline struct softrdma_iw_swqe *
+softrdma_iw_swqe(struct softrdma_iw_qp *iw, u32 idx)
+{
+	return &iw->swqe[idx & (iw->qp.sq.num_slots - 1)];
+}
+
+/*
+ * May the WQE at @idx go now? Our reads and atomics in flight are the
+ * ORQ's, at most the ORD agreed (cm.c). Caller holds qp->lock.
+ */
+static inline bool softrdma_iw_qp_may_send(struct softrdma_qp *qp, u32 idx)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+
+	return softrdma_sq_may_send(qp, idx, iw->orq_tail - iw->orq_head,
+				    clamp_t(u32, qp->attrs.max_rd_atomic, 1,
+					    iw->orq_size));
+}
+
 /* iwarp.c */
 extern struct workqueue_struct *softrdma_iw_wq;
 extern bool softrdma_iw_mpa_crc;
@@ -424,7 +463,12 @@ void softrdma_sock_exit(void);
 
 /* qp.c */
 int softrdma_iw_qp_init(struct softrdma_qp *qp);
+void softrdma_iw_qp_teardown(struct softrdma_qp *qp);
 void softrdma_iw_qp_cleanup(struct softrdma_qp *qp);
+void softrdma_iw_sqd_check(struct softrdma_qp *qp);
+int softrdma_iw_modify_qp(struct softrdma_qp *qp, struct ib_qp_attr *attr,
+			  int mask, enum ib_qp_state cur,
+			  enum ib_qp_state next);
 void softrdma_iw_qp_fail(struct softrdma_qp *qp);
 int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep);
 void softrdma_iw_qp_stop(struct softrdma_qp *qp);
@@ -434,7 +478,6 @@ void softrdma_iw_qp_fatal(struct softrdma_qp *qp);
 void softrdma_iw_qp_terminate(struct softrdma_qp *qp, u8 layer, u8 etype,
 			      u8 code);
 u32 softrdma_iw_qp_take(struct softrdma_qp *qp, u32 idx);
-bool softrdma_iw_qp_may_send(struct softrdma_qp *qp, u32 idx);
 
 /* tx.c */
 void softrdma_iw_req_run(struct softrdma_qp *qp);

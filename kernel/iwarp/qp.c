@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The iWARP side of a QP: its transport state (struct softrdma_iw_qp) set
- * up and freed, started on a connection made by cm.c (to RTS) and stopped
- * when it goes, moved to ERR and flushed, and failed with a Terminate. The
- * send queue's bookkeeping shared by sender and receiver lives here too: a
- * WQE taken into the kernel's copy, whether it may go yet (ORD, fences),
- * and the in-order completion of what is done.
+ * up and freed, the QP hooks of the transport's own state machine
+ * (modify_qp, teardown), started on a connection made by cm.c (to RTS) and
+ * stopped when it goes, moved to ERR and flushed, and failed with a
+ * Terminate. The send queue's bookkeeping shared by sender and receiver
+ * lives here too: a WQE taken into the kernel's copy (the core's
+ * softrdma_sq_take()) and the in-order completion of what is done; whether
+ * a WQE may go yet is softrdma_iw_qp_may_send() in iwarp.h.
  *
  * Not the wire: tx.c builds and sends the FPDUs, rx.c receives and places
  * them, cm.c makes and closes the connection.
@@ -27,66 +29,146 @@ static void softrdma_iw_zc_drain(struct softrdma_iw_qp *iw)
 
 int softrdma_iw_qp_init(struct softrdma_qp *qp)
 {
-	size_t n = qp->sq.num_slots;
-	struct softrdma_iw_qp *iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 
-	iw = kzalloc(sizeof(*iw), GFP_KERNEL);
-	if (!iw)
-		return -ENOMEM;
-	qp->iw = iw;
-	iw->qp = qp;
 	INIT_WORK(&iw->tx_work, softrdma_iw_tx_work);
 	INIT_WORK(&iw->rx_work, softrdma_iw_rx_work);
 	mutex_init(&iw->tx_mutex);
-	qp->swqe = kvcalloc(n, sizeof(*qp->swqe), GFP_KERNEL);
-	qp->ssge = kvcalloc(n * qp->sq_max_sge, sizeof(*qp->ssge), GFP_KERNEL);
-	qp->sinline = kvzalloc(n * qp->max_inline, GFP_KERNEL);
 	iw->irq_size = SOFTRDMA_MAX_RD_ATOMIC;
 	iw->orq_size = SOFTRDMA_MAX_RD_ATOMIC;
+	iw->swqe = kvcalloc(qp->sq.num_slots, sizeof(*iw->swqe), GFP_KERNEL);
 	iw->irq = kvcalloc(iw->irq_size, sizeof(*iw->irq), GFP_KERNEL);
 	iw->orq = kvcalloc(iw->orq_size, sizeof(*iw->orq), GFP_KERNEL);
 	iw->rxbuf = kvmalloc(SOFTRDMA_FPDU_MAX, GFP_KERNEL);
 	iw->txbuf = kvmalloc(SOFTRDMA_FPDU_MAX, GFP_KERNEL);
 	iw->zc_bv = kcalloc(SOFTRDMA_IW_ZC_PAGES + 2, sizeof(*iw->zc_bv),
 			    GFP_KERNEL);
-	if (!qp->swqe || !qp->ssge || !qp->sinline || !iw->irq || !iw->orq ||
-	    !iw->rxbuf || !iw->txbuf || !iw->zc_bv) {
+	if (softrdma_qp_shadow_alloc(qp) || !iw->swqe || !iw->irq ||
+	    !iw->orq || !iw->rxbuf || !iw->txbuf || !iw->zc_bv) {
 		softrdma_iw_qp_cleanup(qp);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
+/* Also after a failed softrdma_iw_qp_init(), and more than once. */
 void softrdma_iw_qp_cleanup(struct softrdma_qp *qp)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 
-	kvfree(qp->swqe);
-	kvfree(qp->ssge);
-	kvfree(qp->sinline);
-	qp->swqe = NULL;
-	qp->ssge = NULL;
-	qp->sinline = NULL;
-	if (!iw)
-		return;
+	softrdma_qp_shadow_free(qp);
+	kvfree(iw->swqe);
 	kvfree(iw->irq);
 	kvfree(iw->orq);
 	kvfree(iw->rxbuf);
 	kvfree(iw->txbuf);
 	kfree(iw->zc_bv);
+	iw->swqe = NULL;
+	iw->irq = NULL;
+	iw->orq = NULL;
+	iw->rxbuf = NULL;
+	iw->txbuf = NULL;
+	iw->zc_bv = NULL;
 	softrdma_iw_zc_drain(iw);
-	kfree(iw);
-	qp->iw = NULL;
+}
+
+/* The QP's connection, with a reference, or NULL. */
+static struct softrdma_cep *softrdma_iw_qp_cep(struct softrdma_qp *qp)
+{
+	struct softrdma_cep *cep;
+
+	spin_lock_bh(&qp->lock);
+	cep = to_iwqp(qp)->cep;
+	if (cep)
+		kref_get(&cep->ref);
+	spin_unlock_bh(&qp->lock);
+	return cep;
+}
+
+/*
+ * Destroying a connected QP aborts its connection first, unless the
+ * consumer has closed it gracefully (rdma_disconnect(), then at once
+ * rdma_destroy_qp()): a reset would drop the last Sends, complete but
+ * still in the socket, which the peer waits for.
+ */
+void softrdma_iw_qp_teardown(struct softrdma_qp *qp)
+{
+	struct softrdma_cep *cep = softrdma_iw_qp_cep(qp);
+
+	if (!cep)
+		return;
+	softrdma_cep_close(cep, test_bit(CEP_F_CLOSE, &cep->flags));
+	flush_work(&cep->work);
+	softrdma_cep_put(cep);
+}
+
+/*
+ * Never in SQD: softrdma_iw_modify_qp() closes the connection instead,
+ * and the QP leaves RTS through cm.c, so there is no drain to announce.
+ */
+void softrdma_iw_sqd_check(struct softrdma_qp *qp)
+{
+}
+
+/*
+ * iWARP states (RFC 5040 and the verbs of RDMAC): RTR is a waypoint the
+ * RDMA CM asks for; RTS comes with the connection; SQD (what iw_cm asks
+ * for on a graceful disconnect) closes it, ERR aborts it.
+ */
+int softrdma_iw_modify_qp(struct softrdma_qp *qp, struct ib_qp_attr *attr,
+			  int mask, enum ib_qp_state cur,
+			  enum ib_qp_state next)
+{
+	struct softrdma_cep *cep;
+
+	if (next == cur && next != IB_QPS_RESET && next != IB_QPS_INIT)
+		return 0;
+	switch (next) {
+	case IB_QPS_INIT:
+		/*
+		 * An iWARP QP has one port and no P_Key: INIT needs neither
+		 * (the iw_cm asks for the state and access flags; siw too).
+		 */
+		if (cur == IB_QPS_RESET)
+			return 0;
+		break;
+	case IB_QPS_RTR:
+		return cur == IB_QPS_INIT ? 0 : -EINVAL;
+	case IB_QPS_RTS:
+		/* Only the connection manager moves a QP to RTS. */
+		return -EINVAL;
+	case IB_QPS_SQD:
+		if (cur != IB_QPS_RTS)
+			return -EINVAL;
+		cep = softrdma_iw_qp_cep(qp);
+		if (cep) {
+			softrdma_cep_close(cep, true);
+			softrdma_cep_put(cep);
+		}
+		return 1;
+	case IB_QPS_ERR:
+	case IB_QPS_RESET:
+		cep = softrdma_iw_qp_cep(qp);
+		if (cep) {
+			softrdma_cep_close(cep, false);
+			softrdma_cep_put(cep);
+		}
+		break;
+	default:
+		break;
+	}
+	if (!ib_modify_qp_is_ok(cur, next, qp->ibqp.qp_type, mask))
+		return -EINVAL;
+	return 0;
 }
 
 /* Complete, in order, every WQE done from the oldest on. */
 void softrdma_iw_qp_advance(struct softrdma_qp *qp)
 {
-	while (qp->req.comp_idx != qp->req.send_idx) {
-		struct softrdma_swqe *s =
-			&qp->swqe[qp->req.comp_idx & (qp->sq.num_slots - 1)];
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 
-		if (!s->done)
+	while (qp->req.comp_idx != qp->req.send_idx) {
+		if (!softrdma_iw_swqe(iw, qp->req.comp_idx)->done)
 			break;
 		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 		qp->req.comp_idx++;
@@ -99,7 +181,7 @@ void softrdma_iw_qp_advance(struct softrdma_qp *qp)
  */
 void softrdma_iw_qp_fail(struct softrdma_qp *qp)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 
 	softrdma_qp_enter_err(qp);
 	iw->orq_head = iw->orq_tail;
@@ -111,7 +193,7 @@ void softrdma_iw_qp_fail(struct softrdma_qp *qp)
 /* Ask cm.c to close the connection (from any context). */
 void softrdma_iw_qp_conn_lost(struct softrdma_qp *qp, bool graceful)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 
 	spin_lock_bh(&qp->lock);
 	if (iw->cep)
@@ -143,7 +225,7 @@ void softrdma_iw_qp_fatal(struct softrdma_qp *qp)
 void softrdma_iw_qp_terminate(struct softrdma_qp *qp, u8 layer, u8 etype,
 			      u8 code)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 
 	ibdev_info_ratelimited(&qp->sdev->ibdev,
 			       "QP %u: terminate layer %u type %u code 0x%x\n",
@@ -170,17 +252,17 @@ void softrdma_iw_qp_terminate(struct softrdma_qp *qp, u8 layer, u8 etype,
 /* Take the WQE at @idx into the kernel's copy. Return: WC status. */
 u32 softrdma_iw_qp_take(struct softrdma_qp *qp, u32 idx)
 {
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	u32 slot = idx & (qp->sq.num_slots - 1);
-	struct softrdma_swqe *s = &qp->swqe[slot];
-	u8 *body = (u8 *)softrdma_ring_slot(&qp->sq, idx) +
-		   SOFTRDMA_SEND_WQE_HDR_SIZE;
+	struct softrdma_iw_swqe *is = &iw->swqe[slot];
+	struct softrdma_swqe *s;
 	u32 status;
+	u8 *body;
 	u64 len;
 
-	memcpy(&s->wqe, softrdma_ring_slot(&qp->sq, idx), sizeof(s->wqe));
-	s->len = 0;
-	s->done = false;
-	s->ack_wait = false;
+	s = softrdma_sq_take(qp, idx, &body);
+	is->done = false;
+	is->ack_wait = false;
 	switch (s->wqe.opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_INV:
@@ -194,12 +276,12 @@ u32 softrdma_iw_qp_take(struct softrdma_qp *qp, u32 idx)
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		/* RFC 7306: only with a peer that agreed (cm.c). */
-		if (!qp->iw->ext)
+		if (!iw->ext)
 			return IB_WC_LOC_QP_OP_ERR;
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		if (!qp->iw->ext)
+		if (!iw->ext)
 			return IB_WC_LOC_QP_OP_ERR;
 		return softrdma_swqe_copy_atomic(qp, slot, body);
 	default:
@@ -218,32 +300,13 @@ u32 softrdma_iw_qp_take(struct softrdma_qp *qp, u32 idx)
 	return IB_WC_SUCCESS;
 }
 
-/* May the WQE at @idx go now (ORD, fences)? Caller holds qp->lock. */
-bool softrdma_iw_qp_may_send(struct softrdma_qp *qp, u32 idx)
-{
-	const struct softrdma_send_wqe *w = softrdma_ring_slot(&qp->sq, idx);
-	struct softrdma_iw_qp *iw = qp->iw;
-	u32 reads = iw->orq_tail - iw->orq_head;
-	u32 op = READ_ONCE(w->opcode);
-
-	/* A local operation waits for everything before it to complete. */
-	if (softrdma_wr_is_local(op))
-		return qp->req.comp_idx == idx;
-	if (!reads)
-		return true;
-	if (READ_ONCE(w->flags) & SOFTRDMA_WQE_FENCE)
-		return false;
-	return !softrdma_wr_is_rd_atomic(op) ||
-	       reads < clamp_t(u32, qp->attrs.max_rd_atomic, 1, iw->orq_size);
-}
-
 /*
  * Start the transport on @cep's socket (process context, cep->mutex held):
  * the QP, in INIT or RTR, moves to RTS.
  */
 int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	u32 mss = tcp_sk(cep->sock->sk)->mss_cache;
 	int ret = 0, i;
 
@@ -316,7 +379,7 @@ out:
  */
 void softrdma_iw_qp_stop(struct softrdma_qp *qp)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_cep *cep;
 
 	spin_lock_bh(&qp->lock);

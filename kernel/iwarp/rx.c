@@ -49,7 +49,7 @@ static void softrdma_iw_rkey_error(struct softrdma_qp *qp, int err)
 static void softrdma_iw_rx_write(struct softrdma_qp *qp, u32 stag, u64 to,
 				 u8 *p, u32 n)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_mr *mr;
 	int err;
 
@@ -79,7 +79,7 @@ static void softrdma_iw_rx_write(struct softrdma_qp *qp, u32 stag, u64 to,
 static void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to,
 				 bool last, u8 *p, u32 n)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_swqe *s;
 	struct softrdma_sge *sge;
 	u32 idx, slot;
@@ -126,7 +126,7 @@ static void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to,
 		return;
 	iw->rresp_off = 0;
 	iw->orq_head++;
-	s->done = true;
+	iw->swqe[slot].done = true;
 	softrdma_iw_qp_advance(qp);
 	/* A read slot is free: what waited for it may go. */
 	if (softrdma_iw_req_pending(qp))
@@ -152,7 +152,7 @@ static void softrdma_iw_complete_recv(struct softrdma_qp *qp, u32 status,
 static void softrdma_iw_rx_imm(struct softrdma_qp *qp, u8 op, bool last,
 			       u32 msn, u32 mo, u8 *p, u32 n)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_rdmap_imm m;
 	struct softrdma_cqe cqe = {};
 	u32 info;
@@ -198,7 +198,7 @@ static void softrdma_iw_rx_imm(struct softrdma_qp *qp, u8 op, bool last,
 static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 				u32 inv_stag, u32 msn, u32 mo, u8 *p, u32 n)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	bool inv = op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV;
 	bool se = op == RDMAP_SEND_SE || op == RDMAP_SEND_SE_INV;
 	struct softrdma_term_cause tc;
@@ -289,7 +289,7 @@ static bool softrdma_iw_rx_one(struct softrdma_qp *qp, u8 op, u8 want, u32 qn,
 	if (op != want)
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
 					 TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
-	else if (msn != qp->iw->rx_msn[qn])
+	else if (msn != to_iwqp(qp)->rx_msn[qn])
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 					 TERM_DDP_U_MSN_RANGE);
 	else if (!last || n != size)
@@ -303,7 +303,7 @@ static bool softrdma_iw_rx_one(struct softrdma_qp *qp, u8 op, u8 want, u32 qn,
 static void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last,
 				u32 msn, u8 *p, u32 n)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_rdmap_rreq req;
 	struct softrdma_iw_rresp *rr;
 	struct softrdma_mr *mr;
@@ -357,7 +357,7 @@ static void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last,
 static void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last,
 				u32 msn, u8 *p, u32 n)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_rdmap_areq a;
 	struct softrdma_iw_rresp *rr;
 	struct softrdma_mr *mr;
@@ -423,7 +423,7 @@ static void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last,
 static void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last,
 				 u32 msn, u8 *p, u32 n)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_rdmap_aresp a;
 	struct softrdma_swqe *s;
 	u32 idx, slot;
@@ -455,7 +455,7 @@ static void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last,
 		return;
 	}
 	iw->orq_head++;
-	s->done = true;
+	iw->swqe[slot].done = true;
 	softrdma_iw_qp_advance(qp);
 	/* An ORD slot is free: what waited for it may go. */
 	if (softrdma_iw_req_pending(qp))
@@ -465,6 +465,7 @@ static void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last,
 /* The peer's Terminate: fail what it was about, then the QP. */
 static void softrdma_iw_rx_term(struct softrdma_qp *qp, u8 *p, u32 n)
 {
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_rdmap_term t = {};
 	u32 status;
 
@@ -485,14 +486,14 @@ static void softrdma_iw_rx_term(struct softrdma_qp *qp, u8 *p, u32 n)
 	}
 	softrdma_iw_qp_fail(qp);
 	softrdma_iw_qp_fatal(qp);
-	if (qp->iw->cep)
-		softrdma_cep_close(qp->iw->cep, true);
+	if (iw->cep)
+		softrdma_cep_close(iw->cep, true);
 }
 
 /* One whole FPDU in iw->rxbuf. Caller holds qp->lock. */
 static void softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	u8 *f = iw->rxbuf, *u = f + 2;
 	struct softrdma_term_cause tc;
 	u32 ulen, n;
@@ -593,7 +594,7 @@ bad_qn:
  */
 static bool softrdma_iw_rx_step(struct softrdma_qp *qp)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 
 	if (iw->rx_need == softrdma_mpa_hdr_len(iw->rx_soff, iw->rx_markers)) {
 		u32 ulen, len;
@@ -625,7 +626,7 @@ static int softrdma_iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 				unsigned int off, size_t len)
 {
 	struct softrdma_qp *qp = desc->arg.data;
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	size_t done = 0;
 
 	/* After a framing error only the close is awaited: drop the rest. */
@@ -665,7 +666,7 @@ void softrdma_iw_rx_work(struct work_struct *work)
 {
 	struct softrdma_iw_qp *iw = container_of(work, struct softrdma_iw_qp,
 						 rx_work);
-	struct softrdma_qp *qp = iw->qp;
+	struct softrdma_qp *qp = &iw->qp;
 	bool eof = false, reset = false;
 	struct socket *sock;
 	struct sock *sk;
@@ -696,5 +697,5 @@ void softrdma_iw_data_ready(struct softrdma_qp *qp, struct sock *sk)
 /* Socket callback: the connection's state changed (any context). */
 void softrdma_iw_rx_kick(struct softrdma_qp *qp)
 {
-	queue_work(softrdma_iw_wq, &qp->iw->rx_work);
+	queue_work(softrdma_iw_wq, &to_iwqp(qp)->rx_work);
 }

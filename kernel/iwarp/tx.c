@@ -59,7 +59,7 @@ void softrdma_iw_tx_soon(struct softrdma_qp *qp)
 			return;
 		}
 	}
-	queue_work(softrdma_iw_wq, &qp->iw->tx_work);
+	queue_work(softrdma_iw_wq, &to_iwqp(qp)->tx_work);
 }
 
 /*
@@ -149,7 +149,7 @@ static int softrdma_iw_xmit_zc(struct softrdma_iw_qp *iw, struct socket *sock,
 	page_frag_free(head);
 	iw->tx_soff += len;
 	if (!ret)
-		softrdma_count(iw->qp->sdev, SOFTRDMA_CNT_TX_ZCOPY);
+		softrdma_count(iw->qp.sdev, SOFTRDMA_CNT_TX_ZCOPY);
 	return ret;
 #else
 	return -EAGAIN;
@@ -202,7 +202,7 @@ static int softrdma_iw_send_imm(struct softrdma_iw_qp *iw, struct socket *sock,
 static int softrdma_iw_send_areq(struct softrdma_qp *qp, struct socket *sock,
 				 u32 idx, u32 msn)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_swqe *s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
 	struct softrdma_ddp_untagged *h = (void *)(iw->txbuf + 2);
 	struct softrdma_rdmap_areq *a = (void *)(h + 1);
@@ -239,7 +239,7 @@ static int softrdma_iw_send_areq(struct softrdma_qp *qp, struct socket *sock,
 static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 				u32 idx, u32 msn, bool *zc)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	u32 slot = idx & (qp->sq.num_slots - 1);
 	struct softrdma_swqe *s = &qp->swqe[slot];
 	struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
@@ -352,7 +352,7 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
 				  const struct softrdma_iw_rresp *rr, u32 msn)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	u32 hlen = SOFTRDMA_TAGGED_LEN, off = 0;
 	struct softrdma_mr *mr = NULL;
 	u8 *u = iw->txbuf + 2;
@@ -408,7 +408,7 @@ static int softrdma_iw_send_term(struct softrdma_qp *qp, struct socket *sock,
 				 u8 layer_type, u8 code, const u8 *hdr,
 				 u32 ulen, u32 msn)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_ddp_untagged *h = (void *)(iw->txbuf + 2);
 	struct softrdma_term_cause tc = {
 		.layer = layer_type >> 4,
@@ -429,7 +429,7 @@ static int softrdma_iw_send_term(struct softrdma_qp *qp, struct socket *sock,
  */
 int softrdma_iw_send_rtr(struct softrdma_qp *qp, struct socket *sock, u16 rtr)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	u8 *u = iw->txbuf + 2;
 
 	if (rtr & SOFTRDMA_MPA_V2_WRITE0) {
@@ -460,7 +460,7 @@ static bool softrdma_iw_direct_ok(struct socket *sock, u64 len)
  */
 static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 
 	for (;;) {
 		struct softrdma_iw_rresp rr;
@@ -557,7 +557,7 @@ static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
 				softrdma_iw_qp_conn_lost(qp, false);
 				return;
 			}
-			s->done = true;
+			softrdma_iw_swqe(iw, idx)->done = true;
 			softrdma_iw_qp_advance(qp);
 			spin_unlock_bh(&qp->lock);
 			continue;
@@ -602,12 +602,14 @@ static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
 			return;
 		}
 		if (!read && zc) {
+			struct softrdma_iw_swqe *is = softrdma_iw_swqe(iw, idx);
+
 			/* We are the socket's only writer. */
-			s->ack_seq = READ_ONCE(tcp_sk(sock->sk)->write_seq);
-			s->ack_wait = true;
+			is->ack_seq = READ_ONCE(tcp_sk(sock->sk)->write_seq);
+			is->ack_wait = true;
 			iw->zc_unacked++;
 		} else if (!read) {
-			s->done = true;
+			softrdma_iw_swqe(iw, idx)->done = true;
 			softrdma_iw_qp_advance(qp);
 		}
 		spin_unlock_bh(&qp->lock);
@@ -627,7 +629,7 @@ void softrdma_iw_tx_work(struct work_struct *work)
 						 tx_work);
 
 	mutex_lock(&iw->tx_mutex);
-	softrdma_iw_tx(iw->qp, false);
+	softrdma_iw_tx(&iw->qp, false);
 	mutex_unlock(&iw->tx_mutex);
 }
 
@@ -639,7 +641,7 @@ void softrdma_iw_tx_work(struct work_struct *work)
  */
 void softrdma_iw_write_space(struct softrdma_qp *qp, struct sock *sk)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct socket *sock = READ_ONCE(sk->sk_socket);
 
 	for (;;) {
@@ -649,15 +651,14 @@ void softrdma_iw_write_space(struct softrdma_qp *qp, struct sock *sk)
 		spin_lock_bh(&qp->lock);
 		for (i = qp->req.comp_idx;
 		     iw->zc_unacked && i != qp->req.send_idx; i++) {
-			struct softrdma_swqe *s =
-				&qp->swqe[i & (qp->sq.num_slots - 1)];
+			struct softrdma_iw_swqe *is = softrdma_iw_swqe(iw, i);
 
-			if (!s->ack_wait)
+			if (!is->ack_wait)
 				continue;
-			if (after(s->ack_seq, una))
+			if (after(is->ack_seq, una))
 				break;
-			s->ack_wait = false;
-			s->done = true;
+			is->ack_wait = false;
+			is->done = true;
 			iw->zc_unacked--;
 		}
 		softrdma_iw_qp_advance(qp);
@@ -676,7 +677,7 @@ void softrdma_iw_write_space(struct softrdma_qp *qp, struct sock *sk)
 /* Are there WQEs the sender has not taken? */
 bool softrdma_iw_req_pending(struct softrdma_qp *qp)
 {
-	if (!qp->iw->sock)
+	if (!to_iwqp(qp)->sock)
 		return false;
 	/* Acquire pairs with the provider's release of its WQEs. */
 	return smp_load_acquire(&qp->sq.hdr->producer) != qp->req.send_idx;
@@ -685,14 +686,16 @@ bool softrdma_iw_req_pending(struct softrdma_qp *qp)
 /* The kick: the sender runs in its work item. Caller holds qp->lock. */
 void softrdma_iw_req_run(struct softrdma_qp *qp)
 {
-	if (qp->iw->sock)
-		queue_work(softrdma_iw_wq, &qp->iw->tx_work);
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+
+	if (iw->sock)
+		queue_work(softrdma_iw_wq, &iw->tx_work);
 }
 
 /* Send what a softirq left to a kick (softrdma_iw_tx_soon()). */
 static void softrdma_iw_run_left(struct softrdma_qp *qp)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 
 	if (mutex_trylock(&iw->tx_mutex)) {
 		softrdma_iw_tx(qp, true);
@@ -711,7 +714,7 @@ static void softrdma_iw_run_left(struct softrdma_qp *qp)
  */
 int softrdma_iw_req_kick(struct softrdma_qp *qp)
 {
-	struct softrdma_iw_qp *iw = qp->iw;
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	bool direct;
 
 	spin_lock_bh(&qp->lock);
