@@ -21,6 +21,10 @@ rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest \
 libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev libudev-dev \
 libsystemd-dev python3-pyverbs iproute2 tcpdump tshark nvme-cli fio \
 procps iputils-ping ethtool strace less gdb"
+# The kernel's and userspace's RDMA users the tests run (NFS over RDMA, UCX,
+# Open MPI). A stage of their own: adding one never upgrades (and so never
+# rebuilds) what the stages after root-packages made from the root.
+ULP_PKGS="nfs-kernel-server ucx-utils openmpi-bin libopenmpi-dev"
 
 STAMPS=$SOFTRDMA_LAB/stamps
 [ $check = 1 ] || mkdir -p "$SOFTRDMA_LAB" "$LAB_LOGS" "$STAMPS"
@@ -129,6 +133,17 @@ SRC
 	in_root apt-get clean
 	# The guest has no udev; these make hostnames and logins sane.
 	echo softrdma-lab >"$LAB_ROOT/etc/hostname"
+}
+
+ulp_packages() {
+	# No service may start in the chroot.
+	printf '#!/bin/sh\nexit 101\n' >"$LAB_ROOT/usr/sbin/policy-rc.d"
+	chmod 755 "$LAB_ROOT/usr/sbin/policy-rc.d"
+	in_root apt-get update -q
+	# shellcheck disable=SC2086
+	in_root apt-get install -y -q --no-install-recommends --no-upgrade $ULP_PKGS
+	in_root apt-get clean
+	rm -f "$LAB_ROOT/usr/sbin/policy-rc.d"
 }
 
 rdma_core_source() {
@@ -246,6 +261,7 @@ if [ ! -x "$LAB_ROOT/usr/bin/apt-get" ]; then
 	step debootstrap debootstrap_root
 fi
 stage root-packages "$(key_of "$ROOT_PKGS")" root_packages
+stage ulp-packages "$(key_of "$ULP_PKGS")" ulp_packages
 # (The step keeps its historical stamp name.)
 done_p rdma-core "$RDMA_CORE_VER" || {
 	[ $check = 0 ] || { echo "setup: step rdma-core has to run" >&2; exit 1; }
