@@ -9,7 +9,7 @@
 test_uc_verbs() {
 	rc_pair
 	"$RCTEST" "${RC_AB[@]}" --uc --sizes 0,1,1023,1025,4096,65536
-	"$RCTEST" "${RC_AB[@]}" --uc --mtu 4096 --sizes 5,4096,20000
+	"$RCTEST" "${RC_AB[@]}" --uc --mtu 256 --sizes 5,4096,20000
 	local drops
 	drops=$(counter sr1 rx_uc_drops)
 	echo "sr1 rx_uc_drops: $drops"
