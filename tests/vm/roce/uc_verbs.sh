@@ -5,7 +5,7 @@
 # silently (a SEND with no receive, a WRITE with a bad rkey), each drop
 # counted in rx_uc_drops.
 #
-# layers: stock debug
+# layers: stock
 test_uc_verbs() {
 	rc_pair
 	"$RCTEST" "${RC_AB[@]}" --uc --sizes 0,1,1023,1025,4096,65536
