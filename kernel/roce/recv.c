@@ -59,7 +59,15 @@ void softrdma_rx_dispatch(struct sk_buff *skb)
 	len = skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN;
 	spin_lock_bh(&qp->lock);
 	state = READ_ONCE(qp->state);
-	if ((state == IB_QPS_RTS || state == IB_QPS_SQD) &&
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		/* UC: requests only, nothing to complete or answer. */
+		if (state == IB_QPS_RTR || state == IB_QPS_RTS ||
+		    state == IB_QPS_SQD)
+			softrdma_uc_rcv(qp, op, bth->flags, psn,
+					skb->data + SOFTRDMA_BTH_LEN, len);
+		else
+			softrdma_count(sdev, SOFTRDMA_CNT_RX_QP_STATE);
+	} else if ((state == IB_QPS_RTS || state == IB_QPS_SQD) &&
 	    op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK) {
 		softrdma_comp_rcv(qp, op, bth->flags, psn,
 				  skb->data + SOFTRDMA_BTH_LEN, len);

@@ -5,6 +5,10 @@
  * packets and sends them within its window, and sends them again (go back
  * N) when the retransmission timer fires or the completer asks.
  *
+ * A UC QP's requester is the same without ACKs (9.8.2): SENDs and RDMA
+ * WRITEs only, no window, no retransmission, and a WQE completes once
+ * its last packet is sent.
+ *
  * The requester runs when the provider kicks, from the
  * poller and after every acknowledgment, always under qp->lock. Every WQE
  * is copied out of the shared ring once, when it is first taken, and only
@@ -58,6 +62,7 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	u32 mtu = softrdma_mtu(qp), off, paylen, pad, hlen;
 	bool first = pkt == 0, last = pkt + 1 == s->npkts;
 	u32 op = softrdma_rc_opcode(s->wqe.opcode, first, last);
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	struct softrdma_bth *bth;
 	struct sk_buff *skb;
 	u8 *p, flags = 0;
@@ -92,10 +97,12 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 		flags |= SOFTRDMA_BTH_SE;
 	flags |= pad << SOFTRDMA_BTH_PAD_SHIFT;
 	bth = (struct softrdma_bth *)skb->data;
-	softrdma_bth_fill(bth, op, flags, qp->attrs.dest_qp_num,
+	/* UC: the RC opcode with the UC transport bits, never an AckReq. */
+	softrdma_bth_fill(bth, uc ? op | SOFTRDMA_UC_TRANSPORT : op, flags,
+			  qp->attrs.dest_qp_num,
 			  softrdma_psn_add(s->first_psn, pkt),
-			  last || pkt % SOFTRDMA_REQ_ACK_EVERY ==
-				  SOFTRDMA_REQ_ACK_EVERY - 1);
+			  !uc && (last || pkt % SOFTRDMA_REQ_ACK_EVERY ==
+				  SOFTRDMA_REQ_ACK_EVERY - 1));
 	p = skb->data + SOFTRDMA_BTH_LEN;
 	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
 		struct softrdma_atomic_eth *ae = (struct softrdma_atomic_eth *)p;
@@ -276,6 +283,14 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 	u64 len;
 
 	s = softrdma_sq_take(qp, idx, &body);
+	/* UC carries SENDs and RDMA WRITEs (with immediate) only. */
+	if (qp->ibqp.qp_type == IB_QPT_UC &&
+	    !softrdma_wr_is_local(s->wqe.opcode) &&
+	    s->wqe.opcode != IB_WR_SEND &&
+	    s->wqe.opcode != IB_WR_SEND_WITH_IMM &&
+	    s->wqe.opcode != IB_WR_RDMA_WRITE &&
+	    s->wqe.opcode != IB_WR_RDMA_WRITE_WITH_IMM)
+		return IB_WC_LOC_QP_OP_ERR;
 	switch (s->wqe.opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
@@ -407,7 +422,9 @@ again:
 		for (pkt = rqp->req.tx_pkt; pkt < s->npkts; pkt++) {
 			int err;
 
-			if (!softrdma_req_window_open(qp,
+			/* UC: nothing opens a window again; no window. */
+			if (qp->ibqp.qp_type != IB_QPT_UC &&
+			    !softrdma_req_window_open(qp,
 						      softrdma_psn_add(s->first_psn,
 								       pkt)))
 				goto window_full;
@@ -426,6 +443,12 @@ again:
 				rqp->req.tx_pkt = s->npkts;
 				break;
 			}
+		}
+		/* UC: sent is done (9.8.2); in order, as all before it are. */
+		if (qp->ibqp.qp_type == IB_QPT_UC &&
+		    rqp->req.tx_pkt == s->npkts) {
+			softrdma_sq_complete(qp, idx, IB_WC_SUCCESS);
+			qp->req.comp_idx = idx + 1;
 		}
 	}
 window_full:

@@ -115,6 +115,7 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 		rqp->resp.epsn = qp->attrs.rq_psn;
 		rqp->resp.msn = 0;
 		rqp->resp.in_write = false;
+		rqp->resp.in_send = false;
 		rqp->resp.nak_sent = false;
 		memset(rqp->resp.atomics, 0, sizeof(rqp->resp.atomics));
 		rqp->resp.atomic_next = 0;
@@ -199,7 +200,7 @@ const struct softrdma_transport softrdma_roce_transport = {
 	.gid_tbl_len = SOFTRDMA_GID_TABLE_LEN,
 	.port_cap_flags = IB_PORT_CM_SUP,
 	.ip_gids = true,
-	.qp_types = BIT(IB_QPT_UD) | BIT(IB_QPT_GSI),
+	.qp_types = BIT(IB_QPT_UC) | BIT(IB_QPT_UD) | BIT(IB_QPT_GSI),
 
 	.init = softrdma_roce_init,
 	.exit = softrdma_roce_exit,

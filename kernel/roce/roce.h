@@ -58,6 +58,14 @@ enum softrdma_rc_opcode {
 	RC_SEND_ONLY_INV = 0x17,
 };
 
+/*
+ * UC opcodes (transport 001b, IBTA 9.2.1): the RC SEND and RDMA WRITE
+ * opcodes 0x00-0x0b with the UC transport bits; no READ, no atomics,
+ * no ACK.
+ */
+#define SOFTRDMA_UC_TRANSPORT	0x20
+#define SOFTRDMA_UC_LAST_OP	(SOFTRDMA_UC_TRANSPORT | RC_WRITE_ONLY_IMM)
+
 /* UD opcodes (transport 011b): a UD message is one SEND ONLY packet. */
 enum softrdma_ud_opcode {
 	UD_SEND_ONLY = 0x64,
@@ -275,6 +283,7 @@ struct softrdma_roce_qp {
 		u32 msn;
 		bool nak_sent;
 		bool in_write;		/* a WRITE in progress */
+		bool in_send;		/* UC: a SEND in progress */
 		/* Results of the last atomics, for duplicates to replay. */
 		struct softrdma_atomic_res atomics[SOFTRDMA_MAX_RD_ATOMIC];
 		u32 atomic_next;
@@ -350,6 +359,10 @@ void softrdma_roce_qp_fail(struct softrdma_qp *qp);
 void softrdma_ud_req_run(struct softrdma_qp *qp);
 bool softrdma_ud_req_pending(struct softrdma_qp *qp);
 void softrdma_ud_rcv(struct softrdma_qp *qp, struct sk_buff *skb);
+
+/* uc.c: the UC responder */
+void softrdma_uc_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
+		     u8 *p, u32 len);
 
 /* recv.c: receive dispatch */
 void softrdma_rx_dispatch(struct sk_buff *skb);

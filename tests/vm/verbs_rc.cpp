@@ -28,6 +28,10 @@
 //                  too), and add its own checks (SGE and inline lists,
 //                  batches, abort, errors)
 //   --cq-ex        poll extended CQs (ibv_cq_ex) instead of ibv_poll_cq
+//
+// UC (--uc): two UC QPs instead, and only the UC checks (uc_run): SENDs
+// and RDMA WRITEs with immediate from A to B over --sizes, --iters times;
+// with --no-err the link may lose packets (see uc_run).
 #include <infiniband/verbs.h>
 
 #include <arpa/inet.h>
@@ -67,6 +71,7 @@ struct Options {
 	bool wr = false;	// post sends with ibv_wr_*
 	bool cq_ex = false;	// poll with ibv_start_poll & co
 	bool list = false;	// a burst is one ibv_post_send
+	bool uc = false;	// UC QPs and uc_run
 };
 
 Options opt;
@@ -101,6 +106,10 @@ bool parse_options(int argc, char **argv)
 		}
 		if (o == "--list") {
 			opt.list = true;
+			continue;
+		}
+		if (o == "--uc") {
+			opt.uc = true;
 			continue;
 		}
 		if (i + 1 >= argc)
@@ -192,7 +201,7 @@ bool setup(Side &s, const char *dev, const char *gid)
 	ibv_qp_init_attr_ex ia{};
 	ia.send_cq = s.cq;
 	ia.recv_cq = s.cq;
-	ia.qp_type = IBV_QPT_RC;
+	ia.qp_type = opt.uc ? IBV_QPT_UC : IBV_QPT_RC;
 	ia.cap.max_send_wr = 64;
 	ia.cap.max_recv_wr = 64;
 	ia.cap.max_send_sge = 4;
@@ -269,8 +278,47 @@ void check_refusals(Side &s)
 		ibv_destroy_qp(qp);
 }
 
+// A UC QP's way to RTS (IBTA 11.2.4.2: no RDMA READ or atomic
+// attributes, no ACK timeout or retries); RC's attributes are refused.
+bool connect_uc(Side &s, const Side &peer, std::uint32_t my_psn, std::uint32_t peer_psn)
+{
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	if (ibv_modify_qp(s.qp, &a,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return false;
+	a = {};
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = opt.mtu;
+	a.dest_qp_num = peer.qp->qp_num;
+	a.rq_psn = peer_psn;
+	a.max_dest_rd_atomic = 4;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = peer.gid;
+	a.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(s.gid_index);
+	a.ah_attr.grh.hop_limit = 64;
+	constexpr int rtr = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			    IBV_QP_RQ_PSN;
+	check_errno(ibv_modify_qp(s.qp, &a, rtr | IBV_QP_MAX_DEST_RD_ATOMIC), EINVAL,
+		    "UC to RTR with max_dest_rd_atomic is refused");
+	if (ibv_modify_qp(s.qp, &a, rtr))
+		return false;
+	a = {};
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = my_psn;
+	a.timeout = 14;
+	check_errno(ibv_modify_qp(s.qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT),
+		    EINVAL, "UC to RTS with an ACK timeout is refused");
+	return ibv_modify_qp(s.qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) == 0;
+}
+
 bool connect(Side &s, const Side &peer, std::uint32_t my_psn, std::uint32_t peer_psn)
 {
+	if (opt.uc)
+		return connect_uc(s, peer, my_psn, peer_psn);
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
@@ -718,6 +766,151 @@ void burst(Side &a, Side &b, int round)
 	check(true, r + "every WR's bytes arrived intact");
 }
 
+// One completion on s's CQ within ms milliseconds (plain polling).
+bool poll_within(Side &s, ibv_wc &wc, int ms)
+{
+	const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+	for (long i = 0;; ++i) {
+		const int n = ibv_poll_cq(s.cq, 1, &wc);
+		if (n)
+			return n == 1;
+		if ((i & 1023) == 0 && std::chrono::steady_clock::now() > end)
+			return false;
+	}
+}
+
+constexpr std::uint32_t kUcImm = 0x5c000000;
+
+// The bytes and length of UC message m.
+std::size_t uc_len(std::size_t m)
+{
+	return opt.sizes[m % opt.sizes.size()];
+}
+
+std::vector<std::uint8_t> uc_bytes(std::size_t m)
+{
+	std::vector<std::uint8_t> v(uc_len(m));
+	fill(v, 0, v.size(), static_cast<std::uint8_t>(m * 13 + 1));
+	return v;
+}
+
+// Post UC message m from A (even m: SEND with immediate into B's one
+// receive at half; odd: RDMA WRITE with immediate to B's offset 0), its
+// number in the immediate data; wait for A's completion, which UC gives as
+// soon as the last packet is sent. rkey: B's, or a bad one.
+bool uc_post(Side &a, Side &b, std::size_t m, std::uint32_t rkey)
+{
+	const std::vector<std::uint8_t> v = uc_bytes(m);
+	const bool write = m & 1;
+	std::memcpy(a.buf.data(), v.data(), v.size());
+	if (write)
+		std::memset(b.buf.data(), 0, v.size() + 16);
+	ibv_sge sge{reinterpret_cast<std::uintptr_t>(a.buf.data()),
+		    static_cast<std::uint32_t>(v.size()), a.mr->lkey};
+	ibv_send_wr wr{};
+	ibv_send_wr *bad = nullptr;
+	wr.wr_id = 1000 + m;
+	wr.opcode = write ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_SEND_WITH_IMM;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.imm_data = htonl(kUcImm + static_cast<std::uint32_t>(m));
+	wr.wr.rdma.remote_addr = reinterpret_cast<std::uintptr_t>(b.buf.data());
+	wr.wr.rdma.rkey = rkey;
+	ibv_wc wc{};
+	const std::string n = "UC message " + std::to_string(m) + " (" +
+			      (write ? "WRITE_WITH_IMM " : "SEND_WITH_IMM ") +
+			      std::to_string(v.size()) + " B)";
+	check(ibv_post_send(a.qp, &wr, &bad) == 0, "post " + n);
+	const bool got = wait_wc(a, wc);
+	check(got && wc.status == IBV_WC_SUCCESS && wc.wr_id == 1000 + m &&
+		      wc.opcode == (write ? IBV_WC_RDMA_WRITE : IBV_WC_SEND),
+	      n + " completes at the sender once sent: " + ibv_wc_status_str(wc.status));
+	return !vmtest::failures;
+}
+
+// A completion at B of a UC message: which one (by its immediate data),
+// whole and right. Returns its number, or -1.
+long uc_check_arrival(Side &b, const ibv_wc &wc, std::uint64_t recv_id)
+{
+	const long m = static_cast<long>(ntohl(wc.imm_data)) - kUcImm;
+	const bool write = m & 1;
+	const std::string n = "UC message " + std::to_string(m);
+	check(wc.status == IBV_WC_SUCCESS && wc.wr_id == recv_id &&
+		      (wc.wc_flags & IBV_WC_WITH_IMM) && m >= 0 && m < (1L << 20) &&
+		      wc.opcode == (write ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV),
+	      n + " arrives: " + ibv_wc_status_str(wc.status) + " (wr_id " +
+		      std::to_string(wc.wr_id) + " opcode " + std::to_string(wc.opcode) + ")");
+	if (vmtest::failures)
+		return -1;
+	const std::vector<std::uint8_t> v = uc_bytes(static_cast<std::size_t>(m));
+	const std::size_t off = write ? 0 : kBuf / 2;
+	check(wc.byte_len == v.size() &&
+		      std::memcmp(b.buf.data() + off, v.data(), v.size()) == 0,
+	      n + " is whole and intact (" + std::to_string(wc.byte_len) + " of " +
+		      std::to_string(v.size()) + " B)");
+	return vmtest::failures ? -1 : m;
+}
+
+bool uc_post_recv(Side &b, std::uint64_t id)
+{
+	std::memset(b.buf.data() + kBuf / 2, 0, 65536 + 16);
+	return post_recv(b, id, kBuf / 2, 65536 + 16);
+}
+
+// UC: messages A -> B one at a time. Without --no-err each must arrive;
+// with it (a lossy link) each that arrives must be whole and right, in
+// order, none twice, and one whose packet was lost must never complete:
+// its receive is used by the next message instead. Without --no-err, first
+// what UC drops silently: a SEND with no receive posted and a WRITE with a
+// bad R_Key; neither completes at B, both QPs stay in RTS, and the receive
+// the WRITE found is the next message's.
+void uc_run(Side &a, Side &b)
+{
+	const bool lossy = !opt.err_check;
+	const std::size_t first = lossy ? 0 : 2;
+	const std::size_t total = static_cast<std::size_t>(opt.iters) * opt.sizes.size();
+	std::uint64_t recv_id = 1;
+	long last = static_cast<long>(first) - 1;
+	std::size_t arrived = 0;
+	ibv_wc wc{};
+
+	if (!lossy) {
+		if (!uc_post(a, b, 0, b.mr->rkey))
+			return;
+		check(!poll_within(b, wc, 300), "a UC SEND with no receive posted is dropped");
+		check(uc_post_recv(b, recv_id), "post B's receive");
+		if (!uc_post(a, b, 1, b.mr->rkey ^ 0x5a5a00))
+			return;
+		check(!poll_within(b, wc, 300), "a UC WRITE_WITH_IMM with a bad rkey is dropped");
+		check(vmtest::wait_qp_state(a.qp, IBV_QPS_RTS) == IBV_QPS_RTS &&
+			      vmtest::wait_qp_state(b.qp, IBV_QPS_RTS) == IBV_QPS_RTS,
+		      "both UC QPs stay in RTS");
+	} else {
+		check(uc_post_recv(b, recv_id), "post B's receive");
+	}
+	for (std::size_t m = first; m < first + total; ++m) {
+		if (!uc_post(a, b, m, b.mr->rkey))
+			return;
+		// A lost message leaves B's receive posted for the next.
+		if (!poll_within(b, wc, lossy ? 300 : opt.wait_s * 1000)) {
+			check(lossy, "UC message " + std::to_string(m) + " arrives in time");
+			continue;
+		}
+		const long got = uc_check_arrival(b, wc, recv_id);
+		if (got < 0)
+			return;
+		check(got > last && got <= static_cast<long>(m) && (lossy || got == last + 1),
+		      "UC message " + std::to_string(got) + " comes in order, once");
+		last = got;
+		++arrived;
+		check(uc_post_recv(b, ++recv_id), "post B's next receive");
+	}
+	check(!poll_within(b, wc, 500), "nothing else completes at B");
+	std::printf("# UC: %zu of %zu messages arrived\n", arrived, total);
+	check(lossy ? arrived > 0 : arrived == total, "UC messages arrived");
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -726,7 +919,7 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "usage: verbs_rc DEV_A GID_A DEV_B GID_B [--mtu N] "
 				     "[--timeout N] [--retry N] [--sizes A,B,..] [--iters N] "
 				     "[--burst N] [--burst-size B] [--rounds N] [--list] [--wait S] "
-				     "[--rnr-ms N] [--no-err] [--wr] [--cq-ex]\n");
+				     "[--rnr-ms N] [--no-err] [--wr] [--cq-ex] [--uc]\n");
 		return 2;
 	}
 	Side a;
@@ -739,6 +932,10 @@ int main(int argc, char **argv)
 	      "QPs connected (RESET -> INIT -> RTR -> RTS)");
 	if (vmtest::failures)
 		return vmtest::summary();
+	if (opt.uc) {
+		uc_run(a, b);
+		return vmtest::summary();
+	}
 
 	const std::size_t half = kBuf / 2;
 	std::uint8_t seed = 1;

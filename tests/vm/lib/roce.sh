@@ -74,3 +74,45 @@ netem_stats() {
 	tc -s qdisc show dev veth0
 	ip netns exec b tc -s qdisc show dev veth1
 }
+
+# pingpong_interop PROG N SIZE...: an ibverbs example pingpong (PROG:
+# ibv_rc_pingpong, ibv_uc_pingpong) with -c (the data checked), N
+# iterations of each SIZE, between rxe0 (veth0) and sr1 (veth1, netns b):
+# softroce serves and rxe connects, then the reverse. interop_setup first.
+pingpong_interop() {
+	local prog=$1 n=$2 g0 g1 size srv
+	shift 2
+	g0=$(gid_index rxe0 ::ffff:10.0.0.1)
+	g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
+	for size in "$@"; do
+		echo "== $prog -s $size: softroce serves"
+		ip netns exec b timeout 120 "$prog" -d sr1 -g "$g1" -p "$P_PINGPONG" -s "$size" -n "$n" -c >"$TEST_TMP"/srv.log 2>&1 &
+		srv=$!
+		wait_listen b "$P_PINGPONG"
+		timeout 120 "$prog" -d rxe0 -g "$g0" -p "$P_PINGPONG" -s "$size" -n "$n" -c 10.0.0.2
+		wait $srv || { cat "$TEST_TMP"/srv.log; return 1; }
+		echo "== $prog -s $size: rxe serves"
+		timeout 120 "$prog" -d rxe0 -g "$g0" -p "$P_PINGPONG" -s "$size" -n "$n" -c >"$TEST_TMP"/srv.log 2>&1 &
+		srv=$!
+		wait_listen - "$P_PINGPONG"
+		ip netns exec b timeout 120 "$prog" -d sr1 -g "$g1" -p "$P_PINGPONG" -s "$size" -n "$n" -c 10.0.0.1
+		wait $srv || { cat "$TEST_TMP"/srv.log; return 1; }
+	done
+}
+
+# pingpong_softroce PROG N SIZE...: the same between sr0 (veth0) and sr1
+# (veth1, netns b), sr1 serving. rc_pair first.
+pingpong_softroce() {
+	local prog=$1 n=$2 g0 g1 size srv
+	shift 2
+	g0=$(gid_index sr0 ::ffff:10.0.0.1)
+	g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
+	for size in "$@"; do
+		echo "== $prog -s $size"
+		ip netns exec b timeout 120 "$prog" -d sr1 -g "$g1" -p "$P_PINGPONG" -s "$size" -n "$n" -c >"$TEST_TMP"/srv.log 2>&1 &
+		srv=$!
+		wait_listen b "$P_PINGPONG"
+		timeout 120 "$prog" -d sr0 -g "$g0" -p "$P_PINGPONG" -s "$size" -n "$n" -c 10.0.0.2
+		wait $srv || { cat "$TEST_TMP"/srv.log; return 1; }
+	done
+}
