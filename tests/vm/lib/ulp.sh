@@ -10,12 +10,14 @@ ULP_NQN=nqn.2026-12.org.softrdma:ulp
 ULP_HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:5eb6d4b2-2fd8-4a36-9c3a-5f4e0c3a1d01
 ULP_HOSTID=5eb6d4b2-2fd8-4a36-9c3a-5f4e0c3a1d01
 
-# nvmeof_blockdev NQN: the block device of the connected subsystem NQN.
+# nvmeof_blockdev NQN: the block device of the connected subsystem NQN,
+# once the host has scanned the namespace (its size is known).
 nvmeof_blockdev() {
 	local b
 	for b in /sys/block/nvme*; do
 		[[ ${b##*/} =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
 		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+		[ "$(cat "$b/size")" -gt 0 ] || continue
 		[ -b "/dev/${b##*/}" ] && echo "/dev/${b##*/}" && return 0
 	done
 	return 1
@@ -105,45 +107,53 @@ nfs_server_up() {
 	grep "rdma" /proc/fs/nfsd/portlist
 }
 
-# nfs_down: unmount, stop nfsd (its listeners go), unexport (also after a
-# failure).
+# nfs_down: stop nfsd (its listeners go), unexport (also after a failure).
 nfs_down() {
 	local exp=$TEST_TMP/export
-	umount "$TEST_TMP/mnt" 2>/dev/null
 	[ -e /proc/fs/nfsd/threads ] && rpc.nfsd 0 2>/dev/null
 	exportfs -ua 2>/dev/null
-	mountpoint -q "$exp" && umount "$exp"
+	mountpoint -q "$exp" && umount -l "$exp"
 	return 0
 }
 
-# nfs_mount ADDR PORT: mount ADDR's export at $TEST_TMP/mnt over RDMA.
-nfs_mount() {
-	local a=$1
+# nfs_client ADDR PORT MODE: in a mount namespace of its own (ip netns
+# exec makes one), mount ADDR's export at $TEST_TMP/mnt over RDMA; MODE
+# write: write $TEST_TMP/data as "direct" (direct I/O, one RPC per MiB)
+# and "cached" (through the page cache); MODE read: compare both with it
+# (again by direct I/O); then unmount.
+nfs_client() {
+	local a=$1 mnt=$TEST_TMP/mnt data=$TEST_TMP/data
 	[[ $a == *:* ]] && a="[$a]"
-	mkdir -p "$TEST_TMP/mnt"
-	timeout 60 mount -t nfs -o "rdma,port=$2,vers=3,nolock" \
-		"$a:$TEST_TMP/export" "$TEST_TMP/mnt"
-	grep " $TEST_TMP/mnt nfs .*proto=rdma" /proc/mounts
+	mkdir -p "$mnt"
+	if ! timeout 60 mount -t nfs -o "rdma,port=$2,vers=3,nolock" \
+		"$a:$TEST_TMP/export" "$mnt"; then
+		echo "mount $a:$TEST_TMP/export over RDMA failed"
+		dmesg | grep -i -E 'rpcrdma|svcrdma|nfs|softrdma' | tail -n 20
+		return 1
+	fi
+	grep " $mnt nfs .*proto=rdma" /proc/mounts
+	if [ "$3" = write ]; then
+		dd if="$data" of="$mnt/direct" bs=1M oflag=direct status=none
+		cp "$data" "$mnt/cached"
+		sync
+	else
+		dd if="$mnt/direct" bs=1M iflag=direct status=none | cmp "$data" -
+		cmp "$data" "$mnt/cached"
+	fi
+	umount "$mnt"
 }
 
-# nfs_run PORT: over IPv4, 6 MiB written (by direct I/O, one RPC per MiB,
-# and through the page cache); unmounted; the server's copy checked;
-# mounted again over IPv6 and read back (again by direct I/O) and compared.
+# nfs_run NS PORT: a client in netns NS writes 6 MiB over IPv4 and
+# unmounts; the server's copy is checked; the client mounts again over
+# IPv6, reads it back and compares.
 nfs_run() {
-	local port=$1 mnt=$TEST_TMP/mnt data=$TEST_TMP/data
-	head -c 6M /dev/urandom >"$data"
-	nfs_mount 10.0.0.1 "$port"
-	dd if="$data" of="$mnt/direct" bs=1M oflag=direct status=none
-	cp "$data" "$mnt/cached"
-	sync
-	umount "$mnt"
-	cmp "$data" "$TEST_TMP/export/direct"
-	cmp "$data" "$TEST_TMP/export/cached"
-	echo 3 >/proc/sys/vm/drop_caches
-	nfs_mount fd00::1 "$port"
-	dd if="$mnt/direct" bs=1M iflag=direct status=none | cmp "$data" -
-	cmp "$data" "$mnt/cached"
-	umount "$mnt"
+	local ns=$1 port=$2 pre=()
+	[ "$ns" = - ] || pre=(ip netns exec "$ns")
+	head -c 6M /dev/urandom >"$TEST_TMP/data"
+	"${pre[@]}" bash -ec "$(declare -f nfs_client); nfs_client 10.0.0.1 $port write"
+	cmp "$TEST_TMP/data" "$TEST_TMP/export/direct"
+	cmp "$TEST_TMP/data" "$TEST_TMP/export/cached"
+	"${pre[@]}" bash -ec "$(declare -f nfs_client); nfs_client fd00::1 $port read"
 	echo "6 MiB written over IPv4, read back over IPv6: equal"
 }
 
