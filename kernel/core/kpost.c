@@ -60,6 +60,19 @@ static int softrdma_encode_send(struct softrdma_qp *qp,
 	case IB_WR_SEND_WITH_INV:
 		w->imm_data = wr->ex.invalidate_rkey;
 		break;
+	case IB_WR_RDMA_READ_WITH_INV:
+		/*
+		 * iWARP only (RoCE has no such operation): a Read into one
+		 * sink MR, which is invalidated once the data is placed. The
+		 * key is the sink's own lkey, not ex.invalidate_rkey, which
+		 * rdma_rw sets before it bumps the MR's key.
+		 */
+		if (!rdma_cap_read_inv(qp->ibqp.device, 1) ||
+		    wr->num_sge != 1 || (wr->send_flags & IB_SEND_INLINE))
+			return -EINVAL;
+		w->remote_addr = rdma_wr(wr)->remote_addr;
+		w->rkey = rdma_wr(wr)->rkey;
+		break;
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		w->imm_data = (__force u32)wr->ex.imm_data;
 		fallthrough;

@@ -389,7 +389,9 @@ static inline bool softrdma_wr_is_atomic(u32 wr_opcode)
 /* Work requests answered with data, counted against max_rd_atomic. */
 static inline bool softrdma_wr_is_rd_atomic(u32 wr_opcode)
 {
-	return wr_opcode == IB_WR_RDMA_READ || softrdma_wr_is_atomic(wr_opcode);
+	return wr_opcode == IB_WR_RDMA_READ ||
+	       wr_opcode == IB_WR_RDMA_READ_WITH_INV ||
+	       softrdma_wr_is_atomic(wr_opcode);
 }
 
 /*

@@ -759,13 +759,17 @@ int softrdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 	int len = softrdma_sockaddr_len(&id->m_local_addr);
 	struct softrdma_cep *cep;
 	struct socket *sock;
+	bool any;
 	int ret;
 
 	if (len < 0)
 		return len;
+	any = softrdma_sockaddr_any(&id->m_local_addr);
 	cep = softrdma_cep_alloc(sdev);
-	if (!cep)
-		return -ENOMEM;
+	if (!cep) {
+		ret = -ENOMEM;
+		goto err;
+	}
 	ret = softrdma_cep_socket(sdev, id->m_local_addr.ss_family, &sock);
 	if (ret)
 		goto err_cep;
@@ -775,8 +779,17 @@ int softrdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 	 * collide with the others' (another driver's, say siw's, in the
 	 * same namespace) on the same port.
 	 */
-	if (softrdma_sockaddr_any(&id->m_local_addr)) {
+	if (any) {
 		ret = sock_bindtoindex(sock->sk, sdev->netdev->ifindex, true);
+		if (ret)
+			goto err_sock;
+	}
+	/*
+	 * One address family only (the CM's afonly, as nfsd asks for its
+	 * IPv6 listener): an IPv4 listener may share the port.
+	 */
+	if (id->m_local_addr.ss_family == AF_INET6 && id->afonly) {
+		ret = ip6_sock_set_v6only(sock->sk);
 		if (ret)
 			goto err_sock;
 	}
@@ -799,7 +812,18 @@ err_sock:
 	sock_release(sock);
 err_cep:
 	softrdma_cep_put(cep);
-	return ret;
+err:
+	/*
+	 * The RDMA CM listens on every device for a wildcard listener, on
+	 * one added later too, and there a failure drops the whole device
+	 * (cma_add_one()): a wildcard listen that fails here is only logged.
+	 * A listen on one address reports its error.
+	 */
+	if (!any)
+		return ret;
+	ibdev_warn_ratelimited(&sdev->ibdev, "cannot listen on %pISpc: %d\n",
+			       &id->m_local_addr, ret);
+	return 0;
 }
 
 int softrdma_iw_destroy_listen(struct iw_cm_id *id)

@@ -351,6 +351,8 @@ struct softrdma_iw_swqe {
 	bool done;			/* sent (or read back), to complete */
 	bool ack_wait;			/* sent by reference, until TCP acks */
 	u32 ack_seq;			/* TCP sequence after its last byte */
+	bool read_inv;			/* a Read that invalidates its sink */
+	u32 inv_key;			/* the sink's key, invalidated */
 };
 
 /*

@@ -263,7 +263,19 @@ u32 softrdma_iw_qp_take(struct softrdma_qp *qp, u32 idx)
 	s = softrdma_sq_take(qp, idx, &body);
 	is->done = false;
 	is->ack_wait = false;
+	is->read_inv = false;
 	switch (s->wqe.opcode) {
+	case IB_WR_RDMA_READ_WITH_INV:
+		/*
+		 * A kernel consumer's Read whose sink MR is invalidated once
+		 * the data is placed (rx.c): a Read from here on, completed
+		 * as one. A process's opcode 11 is not this.
+		 */
+		if (qp->user)
+			return IB_WC_LOC_QP_OP_ERR;
+		s->wqe.opcode = IB_WR_RDMA_READ;
+		is->read_inv = true;
+		break;
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_RDMA_WRITE:
@@ -290,6 +302,15 @@ u32 softrdma_iw_qp_take(struct softrdma_qp *qp, u32 idx)
 	status = softrdma_swqe_copy_body(qp, slot, body, &len);
 	if (status != IB_WC_SUCCESS)
 		return status;
+	if (is->read_inv) {
+		/*
+		 * The key is the sink's own, as the Read carries it: rdma_rw
+		 * sets ex.invalidate_rkey before it bumps the MR's key.
+		 */
+		if (s->wqe.num_sge != 1)
+			return IB_WC_LOC_QP_OP_ERR;
+		is->inv_key = qp->ssge[(size_t)slot * qp->sq_max_sge].lkey;
+	}
 	/* A DDP message's offsets and an RDMA Read's size are 32 bits. */
 	if (len > U32_MAX)
 		return IB_WC_LOC_LEN_ERR;

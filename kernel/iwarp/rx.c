@@ -76,6 +76,26 @@ static void softrdma_iw_rx_write(struct softrdma_qp *qp, u32 stag, u64 to,
 	softrdma_mr_put(mr);
 }
 
+/*
+ * Our Read or atomic at SQ index @idx failed locally with @status as its
+ * response arrived: it completes so, the QP fails and the connection is
+ * aborted. Every WQE before it went out ahead of its request on the stream,
+ * which the peer answered: those reached the peer and complete first.
+ */
+static void softrdma_iw_rx_resp_fail(struct softrdma_qp *qp, u32 idx,
+				     u32 status)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+
+	for (; qp->req.comp_idx != idx; qp->req.comp_idx++)
+		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
+	softrdma_sq_complete(qp, idx, status);
+	qp->req.comp_idx = idx + 1;
+	softrdma_iw_qp_fail(qp);
+	if (iw->cep)
+		softrdma_cep_close(iw->cep, false);
+}
+
 static void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to,
 				 bool last, u8 *p, u32 n)
 {
@@ -114,16 +134,22 @@ static void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to,
 	}
 	if (n && softrdma_sge_copy(qp, sge, s->wqe.num_sge, off, p, n, true,
 				   IB_ACCESS_LOCAL_WRITE)) {
-		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_LOC_PROT_ERR);
-		qp->req.comp_idx++;
-		softrdma_iw_qp_fail(qp);
-		if (iw->cep)
-			softrdma_cep_close(iw->cep, false);
+		softrdma_iw_rx_resp_fail(qp, idx, IB_WC_LOC_PROT_ERR);
 		return;
 	}
 	iw->rresp_off += n;
 	if (!last)
 		return;
+	/* All of it placed: a Read with Invalidate invalidates its sink. */
+	if (iw->swqe[slot].read_inv &&
+	    softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd,
+				     iw->swqe[slot].inv_key)) {
+		ibdev_dbg(&qp->sdev->ibdev,
+			  "QP %u: read with invalidate: key 0x%x is no FRMR\n",
+			  qp->ibqp.qp_num, iw->swqe[slot].inv_key);
+		softrdma_iw_rx_resp_fail(qp, idx, IB_WC_LOC_PROT_ERR);
+		return;
+	}
 	iw->rresp_off = 0;
 	iw->orq_head++;
 	iw->swqe[slot].done = true;
@@ -447,11 +473,7 @@ static void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last,
 	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge, 1,
 			      0, &orig, sizeof(orig), true,
 			      IB_ACCESS_LOCAL_WRITE)) {
-		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_LOC_PROT_ERR);
-		qp->req.comp_idx++;
-		softrdma_iw_qp_fail(qp);
-		if (iw->cep)
-			softrdma_cep_close(iw->cep, false);
+		softrdma_iw_rx_resp_fail(qp, idx, IB_WC_LOC_PROT_ERR);
 		return;
 	}
 	iw->orq_head++;

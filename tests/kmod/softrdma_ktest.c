@@ -781,6 +781,27 @@ static int kt_test_local_inv(void)
 	return kt_reg_fr(94);
 }
 
+/* RoCE has no RDMA Read with Invalidate: refused at post, nothing queued. */
+static int kt_test_read_inv_refused(void)
+{
+	struct ib_sge sge = kt_sge(&kt_b, 0, 64);
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 95, .opcode = IB_WR_RDMA_READ_WITH_INV,
+			.sg_list = &sge, .num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED,
+			.ex.invalidate_rkey = kt_fr->rkey },
+		.remote_addr = kt_a.dma,
+		.rkey = kt_a.pd->unsafe_global_rkey,
+	};
+	const struct ib_send_wr *bad = NULL;
+	int ret;
+
+	ret = ib_post_send(kt_b.qp, &wr.wr, &bad);
+	if (KT_BAD(ret == -EINVAL && bad == &wr.wr, "post: %d", ret))
+		return -EIO;
+	return kt_expect_none(&kt_b);
+}
+
 /*
  * SEND with Invalidate of the FRMR's rkey: B's receive says so; a WRITE
  * through that rkey then fails on B, and A sees a remote access error.
@@ -989,6 +1010,7 @@ static int kt_run(void)
 		{ "frmr_write", kt_test_frmr_write },
 		{ "atomics", kt_test_atomics },
 		{ "local_inv", kt_test_local_inv },
+		{ "read_inv_refused", kt_test_read_inv_refused },
 		{ "send_inv", kt_test_send_inv },
 		{ "flush", kt_test_flush },
 		{ "pooled_cq_and_drain", kt_test_pooled_cq_and_drain },

@@ -11,6 +11,7 @@ lib=$(dirname "$0")
 . "$lib/common.sh"
 . "$lib/roce.sh"
 . "$lib/iwarp.sh"
+. "$lib/ulp.sh"
 # shellcheck source=/dev/null
 . "$1"
 set -e
