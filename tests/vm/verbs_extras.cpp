@@ -124,6 +124,8 @@ void cq_ex_flags(ibv_context *ctx, const Peer &peer)
 		{"completion timestamps", IBV_WC_EX_WITH_COMPLETION_TIMESTAMP, 0, 0},
 		{"an unknown create flag", IBV_WC_EX_WITH_BYTE_LEN, IBV_CQ_INIT_ATTR_MASK_FLAGS,
 		 1U << 7},
+		{"an unknown completion field", IBV_WC_EX_WITH_BYTE_LEN | (std::uint64_t{1} << 40), 0,
+		 0},
 	};
 	for (const Case &c : cases) {
 		ibv_cq_init_attr_ex a{};
