@@ -446,6 +446,8 @@ static inline struct softrdma_swqe *softrdma_sq_take(struct softrdma_qp *qp,
 int softrdma_qp_shadow_alloc(struct softrdma_qp *qp);
 void softrdma_qp_shadow_free(struct softrdma_qp *qp);
 void softrdma_qp_enter_err(struct softrdma_qp *qp);
+void softrdma_qp_enter_sqe(struct softrdma_qp *qp);
+void softrdma_qp_flush_sq(struct softrdma_qp *qp);
 void softrdma_sq_complete(struct softrdma_qp *qp, u32 idx, u32 status);
 u32 softrdma_local_op(struct softrdma_qp *qp, struct softrdma_swqe *s);
 int softrdma_remote_inv(struct softrdma_qp *qp, u32 key);

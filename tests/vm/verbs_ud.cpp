@@ -5,7 +5,8 @@
 // the Q_Key rules (a mismatch is dropped and counted; the high bit means
 // the QP's own), a datagram with no receive posted (dropped and counted),
 // a receive buffer too small (IBV_WC_LOC_LEN_ERR) and a send longer than
-// the MTU (IBV_WC_LOC_LEN_ERR, the QP then in error).
+// the MTU (IBV_WC_LOC_LEN_ERR, the sends behind it flushed, the QP then in
+// SQE, receiving still; back to RTS, it sends again).
 //
 // usage: verbs_ud DEV_A GID_A DEV_B GID_B (GIDs as IPv6 text, v4-mapped or not)
 #include <infiniband/verbs.h>
@@ -290,11 +291,73 @@ int main(int argc, char **argv)
 	      "... the receive completes with IBV_WC_LOC_LEN_ERR (" +
 		      std::string(ibv_wc_status_str(wc.status)) + ")");
 
-	// Longer than the MTU: a local length error; the QP goes to ERR.
-	check(!a.send(b.qp, 0, mtu + 1, kQkeyB, false, 16), "post a send of MTU + 1 B");
+	// Longer than the MTU, with two more sends behind it in one post: a
+	// local length error, the QP goes to SQE (the send queue error state),
+	// the two after it are flushed; receives go on; a send posted in SQE
+	// is flushed too; the consumer moves the QP back, SQE -> RTS, and
+	// sends work again.
+	{
+		std::array<ibv_sge, 3> sge{};
+		std::array<ibv_send_wr, 3> wr{};
+		const std::array<std::uint32_t, 3> lens{mtu + 1, 10, 20};
+		for (std::size_t i = 0; i < wr.size(); ++i) {
+			sge[i] = {reinterpret_cast<std::uintptr_t>(a.buf.data()), lens[i], a.mr->lkey};
+			wr[i].wr_id = 16 + i;
+			wr[i].sg_list = &sge[i];
+			wr[i].num_sge = 1;
+			wr[i].opcode = IBV_WR_SEND;
+			wr[i].send_flags = IBV_SEND_SIGNALED;
+			wr[i].wr.ud.ah = a.ah;
+			wr[i].wr.ud.remote_qpn = b.qp->qp_num;
+			wr[i].wr.ud.remote_qkey = kQkeyB;
+			wr[i].next = i + 1 < wr.size() ? &wr[i + 1] : nullptr;
+		}
+		ibv_send_wr *bad = nullptr;
+		check(!ibv_post_send(a.qp, wr.data(), &bad), "post sends of MTU + 1, 10 and 20 B");
+	}
 	check(vmtest::wait_wc(a.cq, wc) && wc.wr_id == 16 && wc.status == IBV_WC_LOC_LEN_ERR,
-	      "... completes with IBV_WC_LOC_LEN_ERR (" +
+	      "... MTU + 1 completes with IBV_WC_LOC_LEN_ERR (" +
 		      std::string(ibv_wc_status_str(wc.status)) + ")");
-	check(vmtest::wait_qp_state(a.qp, IBV_QPS_ERR) == IBV_QPS_ERR, "... the QP is in ERR");
+	for (std::uint64_t id : {17U, 18U})
+		check(vmtest::wait_wc(a.cq, wc) && wc.wr_id == id &&
+			      wc.status == IBV_WC_WR_FLUSH_ERR && wc.opcode == IBV_WC_SEND,
+		      "... the send behind it (" + std::to_string(id) + ") is flushed (" +
+			      std::string(ibv_wc_status_str(wc.status)) + ")");
+	check(vmtest::wait_qp_state(a.qp, IBV_QPS_SQE) == IBV_QPS_SQE, "... the QP is in SQE");
+	check(quiet(b.cq), "... nothing reached B");
+	// Receives still work in SQE (A's Q_Key is B's since above).
+	std::memset(a.buf.data() + 4096, 0xee, 4096);
+	for (std::size_t i = 0; i < 64; ++i)
+		b.buf[i] = static_cast<std::uint8_t>(0xa0 + i);
+	check(!a.post_recv(a.qp, 4096, 4096, 20), "post a receive on the QP in SQE");
+	check(!b.send(a.qp, 0, 64, kQkeyB, false, 21), "B sends 64 B to it");
+	check(vmtest::wait_wc(b.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 21,
+	      "... completes");
+	check(vmtest::wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 20 &&
+		      wc.opcode == IBV_WC_RECV && wc.byte_len == kGrh + 64,
+	      "... received in SQE");
+	check(!std::memcmp(a.buf.data() + 4096 + kGrh, b.buf.data(), 64), "... its bytes arrived");
+	check(!a.send(b.qp, 0, 30, kQkeyB, false, 22), "post a send in SQE");
+	check(vmtest::wait_wc(a.cq, wc) && wc.wr_id == 22 && wc.status == IBV_WC_WR_FLUSH_ERR,
+	      "... flushed (" + std::string(ibv_wc_status_str(wc.status)) + ")");
+	ibv_qp_attr sa{};
+	sa.qp_state = IBV_QPS_RTS;
+	sa.cur_qp_state = IBV_QPS_RTS;
+	check(ibv_modify_qp(a.qp, &sa, IBV_QP_STATE | IBV_QP_CUR_STATE) != 0,
+	      "RTS -> RTS refused while the QP is in SQE");
+	sa.cur_qp_state = IBV_QPS_SQE;
+	check(!ibv_modify_qp(a.qp, &sa, IBV_QP_STATE | IBV_QP_CUR_STATE), "SQE -> RTS");
+	check(vmtest::wait_qp_state(a.qp, IBV_QPS_RTS) == IBV_QPS_RTS, "... the QP is in RTS");
+	for (std::size_t i = 0; i < 200; ++i)
+		a.buf[i] = static_cast<std::uint8_t>(i * 3 + 1);
+	std::memset(b.buf.data() + 4096, 0xee, 4096);
+	check(!b.post_recv(b.qp, 4096, 4096, 23), "post a receive on B");
+	check(!a.send(b.qp, 0, 200, kQkeyB, false, 24), "send 200 B after SQE -> RTS");
+	check(vmtest::wait_wc(a.cq, wc) && wc.wr_id == 24 && wc.status == IBV_WC_SUCCESS,
+	      "... completes");
+	check(vmtest::wait_wc(b.cq, wc) && wc.wr_id == 23 && wc.status == IBV_WC_SUCCESS &&
+		      wc.byte_len == kGrh + 200 && wc.src_qp == a.qp->qp_num,
+	      "... received");
+	check(!std::memcmp(b.buf.data() + 4096 + kGrh, a.buf.data(), 200), "... its bytes arrived");
 	return vmtest::summary();
 }
