@@ -63,6 +63,7 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_TX_ZCOPY,		/* iWARP FPDUs sent by reference */
 	SOFTRDMA_CNT_RX_QKEY_DROPS,	/* UD: the Q_Key did not match */
 	SOFTRDMA_CNT_RX_UD_NO_RECV,	/* UD: no receive WQE posted */
+	SOFTRDMA_CNT_RX_MCAST_DROPS,	/* UD: to no group attached here */
 	SOFTRDMA_NUM_COUNTERS
 };
 
