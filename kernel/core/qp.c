@@ -134,8 +134,9 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		ret = xa_insert(&sdev->qps, qpn, qp, GFP_KERNEL);
 	else
 		ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
+				      /* 0xffffff names multicast groups. */
 				      XA_LIMIT(SOFTRDMA_QPN_MIN,
-					       SOFTRDMA_QPN_MAX),
+					       SOFTRDMA_QPN_MAX - 1),
 				      &sdev->next_qpn, GFP_KERNEL);
 	if (ret < 0)
 		goto err_rq;
@@ -302,6 +303,17 @@ void softrdma_qp_flush(struct softrdma_qp *qp)
 				       qp->ibqp.qp_num);
 }
 
+/* Flush the send queue of a QP in the send queue error state. */
+void softrdma_qp_flush_sq(struct softrdma_qp *qp)
+{
+	if (softrdma_flush_sq(qp))
+		ibdev_warn_ratelimited(&qp->sdev->ibdev,
+				       "QP %u: ring indices corrupted by the process\n",
+				       qp->ibqp.qp_num);
+	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
+	qp->req.comp_idx = qp->req.send_idx;
+}
+
 /* Empty both rings, as a QP entering RESET has no work requests. */
 static void softrdma_qp_reset_rings(struct softrdma_qp *qp)
 {
@@ -418,8 +430,11 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	ret = softrdma_check_qp_attr(qp, attr, mask);
 	if (ret)
 		goto out;
-	/* Not offered: the send queue error state (RC QPs never enter it). */
-	if (next == IB_QPS_SQE) {
+	/*
+	 * The send queue error state is the QP's to enter (a UD send in
+	 * error), never a consumer's; it leaves it for RTS, ERR or RESET.
+	 */
+	if (next == IB_QPS_SQE && cur != IB_QPS_SQE) {
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
@@ -441,7 +456,7 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	/* No message is being received yet, and the SQ starts afresh. */
 	if (next == IB_QPS_RTR && cur == IB_QPS_INIT)
 		qp->resp.in_recv = false;
-	if (next == IB_QPS_RTS && cur == IB_QPS_RTR) {
+	if (next == IB_QPS_RTS && (cur == IB_QPS_RTR || cur == IB_QPS_SQE)) {
 		qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
 		qp->req.comp_idx = qp->req.send_idx;
 	}
@@ -455,8 +470,8 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		softrdma_qp_need_kick(qp);
 	if (next == IB_QPS_SQD)
 		qp->transport->sqd_check(qp);
-	else if (next == IB_QPS_RTS && cur == IB_QPS_SQD)
-		qp->transport->req_run(qp);	/* what was posted while drained */
+	else if (next == IB_QPS_RTS && (cur == IB_QPS_SQD || cur == IB_QPS_SQE))
+		qp->transport->req_run(qp);	/* what was posted meanwhile */
 	if ((next == IB_QPS_RESET || next == IB_QPS_ERR) &&
 	    qp->transport->qp_stop)
 		qp->transport->qp_stop(qp);
@@ -524,13 +539,17 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 /*
  * Act on WQEs published in the rings: in RTS the requester sends them; in
- * the error state they are flushed. Caller holds qp->lock.
+ * the error state they are flushed, in the send queue error state the
+ * sends are. Caller holds qp->lock.
  */
 void softrdma_qp_kick_locked(struct softrdma_qp *qp)
 {
 	switch (qp->state) {
 	case IB_QPS_ERR:
 		softrdma_qp_flush(qp);
+		break;
+	case IB_QPS_SQE:
+		softrdma_qp_flush_sq(qp);
 		break;
 	case IB_QPS_RTS:
 		qp->transport->req_run(qp);
@@ -606,6 +625,20 @@ void softrdma_qp_enter_err(struct softrdma_qp *qp)
 	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
 	qp->req.comp_idx = qp->req.send_idx;
 	qp->resp.in_recv = false;
+}
+
+/*
+ * Move a UD (or the GSI) QP to the send queue error state from the data
+ * path, after a send completed in error (IBTA 10.3.1): what follows on
+ * the send queue, posted or yet to be posted, is flushed until the
+ * consumer moves the QP back to RTS; the receive queue goes on working.
+ * Caller holds qp->lock.
+ */
+void softrdma_qp_enter_sqe(struct softrdma_qp *qp)
+{
+	WRITE_ONCE(qp->state, IB_QPS_SQE);
+	softrdma_qp_need_kick(qp);
+	softrdma_qp_flush_sq(qp);
 }
 
 /* Complete the send WQE at ring index @idx; qp->lock held. */

@@ -64,6 +64,7 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_RX_QKEY_DROPS,	/* UD: the Q_Key did not match */
 	SOFTRDMA_CNT_RX_UD_NO_RECV,	/* UD: no receive WQE posted */
 	SOFTRDMA_CNT_RX_UC_DROPS,	/* UC: packets and messages dropped */
+	SOFTRDMA_CNT_RX_MCAST_DROPS,	/* UD: to no group attached here */
 	SOFTRDMA_NUM_COUNTERS
 };
 
@@ -449,6 +450,8 @@ static inline struct softrdma_swqe *softrdma_sq_take(struct softrdma_qp *qp,
 int softrdma_qp_shadow_alloc(struct softrdma_qp *qp);
 void softrdma_qp_shadow_free(struct softrdma_qp *qp);
 void softrdma_qp_enter_err(struct softrdma_qp *qp);
+void softrdma_qp_enter_sqe(struct softrdma_qp *qp);
+void softrdma_qp_flush_sq(struct softrdma_qp *qp);
 void softrdma_sq_complete(struct softrdma_qp *qp, u32 idx, u32 status);
 u32 softrdma_local_op(struct softrdma_qp *qp, struct softrdma_swqe *s);
 int softrdma_remote_inv(struct softrdma_qp *qp, u32 key);

@@ -125,7 +125,9 @@ bool softrdma_ud_req_pending(struct softrdma_qp *qp)
 
 /*
  * The UD requester: send and complete every WQE published. A WQE in
- * error completes so and moves the QP to the error state. Nothing stays
+ * error completes so and moves the QP to the send queue error state
+ * (IBTA 10.3.1: the WQEs after it are flushed, receives go on) until the
+ * consumer moves it back to RTS. Nothing stays
  * in flight, so once done the provider must kick again (see
  * softrdma_req_run() for the protocol). Caller holds qp->lock.
  */
@@ -146,7 +148,7 @@ again:
 		softrdma_sq_complete(qp, idx, status);
 		qp->req.comp_idx = idx + 1;
 		if (status != IB_WC_SUCCESS) {
-			softrdma_roce_qp_fail(qp);
+			softrdma_qp_enter_sqe(qp);
 			return;
 		}
 	}
@@ -197,7 +199,8 @@ void softrdma_ud_rcv(struct softrdma_qp *qp, struct sk_buff *skb)
 	if ((ntohs(bth->pkey) & 0x7fff) != 0x7fff)
 		goto malformed;
 	paylen = skb->len - hlen - tail;
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD) {
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD &&
+	    state != IB_QPS_SQE) {
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_QP_STATE);
 		return;
 	}

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # UD conformance (verbs_ud.cpp) between two softroce devices, IPv4 and
-# IPv6: GRH bytes, Q_Key rules, drops counted, length errors.
+# IPv6: GRH bytes, Q_Key rules, drops counted, length errors, the send
+# queue error state (SQE: flushed sends, receives go on, SQE -> RTS).
 #
 # layers: stock
 # timeout: 300
