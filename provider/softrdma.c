@@ -783,9 +783,6 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.post_srq_recv = sr_post_srq_recv,
 	.create_ah = sr_create_ah,
 	.destroy_ah = sr_destroy_ah,
-	/* The kernel keeps the groups; iWARP devices answer EOPNOTSUPP. */
-	.attach_mcast = ibv_cmd_attach_mcast,
-	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sr_free_context,
 };
 

@@ -134,9 +134,8 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		ret = xa_insert(&sdev->qps, qpn, qp, GFP_KERNEL);
 	else
 		ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
-				      /* 0xffffff names multicast groups. */
 				      XA_LIMIT(SOFTRDMA_QPN_MIN,
-					       SOFTRDMA_QPN_MAX - 1),
+					       SOFTRDMA_QPN_MAX),
 				      &sdev->next_qpn, GFP_KERNEL);
 	if (ret < 0)
 		goto err_rq;

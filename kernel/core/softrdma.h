@@ -64,7 +64,6 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_RX_QKEY_DROPS,	/* UD: the Q_Key did not match */
 	SOFTRDMA_CNT_RX_UD_NO_RECV,	/* UD: no receive WQE posted */
 	SOFTRDMA_CNT_RX_UC_DROPS,	/* UC: packets and messages dropped */
-	SOFTRDMA_CNT_RX_MCAST_DROPS,	/* UD: to no group attached here */
 	SOFTRDMA_NUM_COUNTERS
 };
 

@@ -3,8 +3,7 @@
  * RoCEv2 receive dispatch: a packet from the UDP socket (net.c) is checked
  * (ICRC), matched to its device and QP, and handed, under qp->lock, to the
  * completer (responses and acknowledgments) or the responder (requests),
- * if the QP's state lets it take the packet; a UD or the GSI QP's to ud.c,
- * a multicast group's to mcast.c.
+ * if the QP's state lets it take the packet; a UD or the GSI QP's to ud.c.
  */
 #include <linux/udp.h>
 
@@ -39,12 +38,6 @@ void softrdma_rx_dispatch(struct sk_buff *skb)
 	rcu_read_lock();
 	ndev = softrdma_roce_rx_netdev(skb);
 	sdev = ndev ? softrdma_dev_by_netdev(ndev, &softrdma_roce_transport) : NULL;
-	if (sdev && qpn == SOFTRDMA_MCAST_QPN) {
-		/* To a group: to every QP attached to it (mcast.c). */
-		softrdma_mcast_rcv(sdev, skb);
-		rcu_read_unlock();
-		goto drop;
-	}
 	if (sdev) {
 		qp = xa_load(&sdev->qps, qpn);
 		if (qp && !refcount_inc_not_zero(&qp->refs))
