@@ -729,7 +729,7 @@ static struct ibv_qp *sr_create_qp_ex(struct ibv_context *context,
 
 	ret = softrdma_qp_type_check(attr->qp_type, sr_iwarp(context));
 	if (!ret)
-		ret = softrdma_qp_ex_check(attr);
+		ret = softrdma_qp_ex_check(attr, sr_iwarp(context));
 	if (ret) {
 		errno = ret;
 		return NULL;

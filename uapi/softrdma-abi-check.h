@@ -72,6 +72,23 @@ static_assert(offsetof(struct softrdma_ud_wqe, remote_qkey) == 12,
 	      "ud remote_qkey");
 static_assert(offsetof(struct softrdma_ud_wqe, pkey_index) == 16,
 	      "ud pkey_index");
+static_assert(sizeof(struct softrdma_flush_wqe) == 32, "flush size");
+static_assert(offsetof(struct softrdma_flush_wqe, rkey) == 4, "flush rkey");
+static_assert(offsetof(struct softrdma_flush_wqe, remote_addr) == 8,
+	      "flush remote_addr");
+static_assert(offsetof(struct softrdma_flush_wqe, length) == 16,
+	      "flush length");
+static_assert(offsetof(struct softrdma_flush_wqe, type) == 24, "flush type");
+static_assert(offsetof(struct softrdma_flush_wqe, level) == 25,
+	      "flush level");
+static_assert(sizeof(struct softrdma_atomic_write_wqe) == 32,
+	      "atomic_write size");
+static_assert(offsetof(struct softrdma_atomic_write_wqe, rkey) == 4,
+	      "atomic_write rkey");
+static_assert(offsetof(struct softrdma_atomic_write_wqe, remote_addr) == 8,
+	      "atomic_write remote_addr");
+static_assert(offsetof(struct softrdma_atomic_write_wqe, data) == 16,
+	      "atomic_write data");
 static_assert(sizeof(struct softrdma_create_ah_resp) == 8,
 	      "create_ah response size");
 static_assert(sizeof(struct softrdma_recv_wqe) == SOFTRDMA_RECV_WQE_HDR_SIZE,

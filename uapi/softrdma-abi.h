@@ -163,10 +163,41 @@ struct softrdma_ud_wqe {
 };
 
 /*
+ * An IBV_WR_FLUSH (IBTA 1.5, RDMA FLUSH), in the place of the send WQE's
+ * imm_data ... swap. It carries no data: length bytes at remote_addr under
+ * rkey are made visible (type IBV_FLUSH_GLOBAL) or persistent
+ * (IBV_FLUSH_PERSISTENT), the range or the whole MR (level
+ * IBV_FLUSH_RANGE or IBV_FLUSH_MR).
+ */
+struct softrdma_flush_wqe {
+	__u32 reserved0;
+	__u32 rkey;
+	__aligned_u64 remote_addr;
+	__aligned_u64 length;
+	__u8 type;		/* enum ibv_placement_type */
+	__u8 level;		/* enum ibv_selectivity_level */
+	__u8 reserved1[6];
+};
+
+/*
+ * An IBV_WR_ATOMIC_WRITE (IBTA 1.5), in the place of the send WQE's
+ * imm_data ... swap: the 8 bytes written at remote_addr under rkey, as
+ * one store, in the order the application gave them.
+ */
+struct softrdma_atomic_write_wqe {
+	__u32 reserved0;
+	__u32 rkey;
+	__aligned_u64 remote_addr;
+	__u8 data[8];
+	__aligned_u64 reserved1;
+};
+
+/*
  * Send queue entry: this header, then num_sge softrdma_sge or, with
  * SOFTRDMA_WQE_INLINE, inline_len bytes of data. opcode is the verbs
- * (IBV_WR_*) value. IBV_WR_BIND_MW uses bind_mw; a send on a UD QP uses
- * ud beside imm_data; every other opcode the fields beside imm_data.
+ * (IBV_WR_*) value. IBV_WR_BIND_MW uses bind_mw, IBV_WR_FLUSH flush and
+ * IBV_WR_ATOMIC_WRITE atomic_write; a send on a UD QP uses ud beside
+ * imm_data; every other opcode the fields beside imm_data.
  * IBV_WR_LOCAL_INV carries the key to invalidate in imm_data.
  */
 struct softrdma_send_wqe {
@@ -186,6 +217,8 @@ struct softrdma_send_wqe {
 		};
 		struct softrdma_bind_mw_wqe bind_mw;
 		struct softrdma_ud_wqe ud;
+		struct softrdma_flush_wqe flush;
+		struct softrdma_atomic_write_wqe atomic_write;
 	};
 	__u32 reserved[2];
 };

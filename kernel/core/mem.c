@@ -270,9 +270,9 @@ u32 softrdma_mr_pages(struct softrdma_mr *mr, u64 iova, u32 len,
  * softrdma_mr_atomic - an 8-byte atomic operation on an MR
  * @mr: an MR obtained with softrdma_mr_get() for 8 bytes at @iova
  * @iova: the operand's address; naturally aligned
- * @cmp_swap: compare and swap (else fetch and add)
+ * @op: compare and swap, fetch and add, or write
  * @compare: the value compared with (compare and swap)
- * @swap_add: the value swapped in, or added
+ * @swap_add: the value swapped in, added, or written
  * @orig: set to the operand's value before the operation
  *
  * The operation is atomic against the CPUs (the process may use atomics of
@@ -280,8 +280,9 @@ u32 softrdma_mr_pages(struct softrdma_mr *mr, u64 iova, u32 len,
  *
  * Return: 0, or -EINVAL if the operand is not naturally aligned in memory.
  */
-int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova, bool cmp_swap,
-		       u64 compare, u64 swap_add, u64 *orig)
+int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova,
+		       enum softrdma_atomic_op op, u64 compare, u64 swap_add,
+		       u64 *orig)
 {
 	size_t off, room;
 	struct page *page = softrdma_mr_page(mr, iova, &off, &room);
@@ -292,11 +293,12 @@ int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova, bool cmp_swap,
 		return -EINVAL;
 	va = kmap_local_page(page);
 	p = (u64 *)(va + off);
-	if (cmp_swap) {
+	if (op == SOFTRDMA_ATOMIC_CMP_SWAP) {
 		old = cmpxchg64(p, compare, swap_add);
 	} else {
 		old = READ_ONCE(*p);
-		while (!try_cmpxchg64(p, &old, old + swap_add))
+		while (!try_cmpxchg64(p, &old, op == SOFTRDMA_ATOMIC_WRITE ?
+				      swap_add : old + swap_add))
 			;
 	}
 	kunmap_local(va);

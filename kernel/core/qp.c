@@ -18,14 +18,16 @@
 #define SOFTRDMA_QPN_MAX	0xffffff
 
 /*
- * The access flags a QP takes. FLUSH_GLOBAL and FLUSH_PERSISTENT (bits 8
- * and 9; named from 6.2 on) are accepted, as rdma_rxe accepts them, so
- * programs that set them run; they grant nothing here: softrdma carries
- * no RDMA FLUSH and does not advertise IB_DEVICE_FLUSH_*.
+ * The access flags a QP takes. FLUSH_GLOBAL and FLUSH_PERSISTENT let RDMA
+ * FLUSH requests of each placement type in (softroce); no MR can grant
+ * FLUSH_PERSISTENT (softrdma has no persistent memory), and on softiwarp,
+ * which has no FLUSH, they are accepted as rdma_rxe accepts them, so
+ * programs that set them run.
  */
 #define SOFTRDMA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-				 BIT(8) | BIT(9))
+				 IB_ACCESS_FLUSH_GLOBAL | \
+				 IB_ACCESS_FLUSH_PERSISTENT)
 
 static u32 softrdma_sq_slot_size(u32 max_sge, u32 max_inline)
 {
@@ -253,6 +255,8 @@ static const u8 softrdma_wr_to_wc[] = {
 	[IB_WR_LOCAL_INV] = IB_WC_LOCAL_INV,
 	[IB_WR_REG_MR] = IB_WC_REG_MR,
 	[IB_WR_BIND_MW] = IB_WC_BIND_MW,
+	[IB_WR_FLUSH] = IB_WC_FLUSH,
+	[IB_WR_ATOMIC_WRITE] = IB_WC_ATOMIC_WRITE,
 };
 
 /* The completion opcode of a send WQE's opcode (any value). */

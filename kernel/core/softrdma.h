@@ -22,6 +22,26 @@
 #include "transport.h"
 #include "util.h"
 
+#ifndef SOFTRDMA_HAVE_IB_FLUSH
+/*
+ * IBTA 1.5's RDMA FLUSH and ATOMIC WRITE, which the kernel names from 6.2
+ * on (Kbuild looks); before it (6.1) the uverbs values, which ib_core does
+ * not pass on.
+ */
+#define IB_WR_FLUSH			14
+#define IB_WR_ATOMIC_WRITE		15
+#define IB_WC_FLUSH			8
+#define IB_WC_ATOMIC_WRITE		9
+#define IB_ACCESS_FLUSH_GLOBAL		BIT(8)
+#define IB_ACCESS_FLUSH_PERSISTENT	BIT(9)
+#define IB_DEVICE_FLUSH_GLOBAL		BIT_ULL(38)
+#define IB_DEVICE_ATOMIC_WRITE		BIT_ULL(40)
+#define IB_FLUSH_GLOBAL			BIT(0)
+#define IB_FLUSH_PERSISTENT		BIT(1)
+#define IB_FLUSH_RANGE			0
+#define IB_FLUSH_MR			1
+#endif
+
 #define SOFTRDMA_VENDOR_ID	0xffffff	/* no IEEE OUI of our own */
 #define SOFTRDMA_MAX_PD		0x10000
 #define SOFTRDMA_MAX_CQ		0x10000
@@ -386,11 +406,16 @@ static inline bool softrdma_wr_is_atomic(u32 wr_opcode)
 	       wr_opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* Work requests answered with data, counted against max_rd_atomic. */
+/*
+ * Work requests answered with data, counted against max_rd_atomic: READs,
+ * atomics, and RDMA FLUSH and ATOMIC WRITE (RoCE only), which take a
+ * responder resource and are answered with a READ response.
+ */
 static inline bool softrdma_wr_is_rd_atomic(u32 wr_opcode)
 {
 	return wr_opcode == IB_WR_RDMA_READ ||
 	       wr_opcode == IB_WR_RDMA_READ_WITH_INV ||
+	       wr_opcode == IB_WR_FLUSH || wr_opcode == IB_WR_ATOMIC_WRITE ||
 	       softrdma_wr_is_atomic(wr_opcode);
 }
 
@@ -509,8 +534,16 @@ u32 softrdma_mr_pages(struct softrdma_mr *mr, u64 iova, u32 len,
 int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
 		      u32 nsge, u64 off, void *buf, u32 len, bool to_mr,
 		      int access);
-int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova, bool cmp_swap,
-		       u64 compare, u64 swap_add, u64 *orig);
+/* The 8-byte operations on MR memory (softrdma_mr_atomic()). */
+enum softrdma_atomic_op {
+	SOFTRDMA_ATOMIC_FETCH_ADD,
+	SOFTRDMA_ATOMIC_CMP_SWAP,
+	SOFTRDMA_ATOMIC_WRITE,		/* IBTA 1.5 ATOMIC WRITE: a store */
+};
+
+int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova,
+		       enum softrdma_atomic_op op, u64 compare, u64 swap_add,
+		       u64 *orig);
 struct page *softrdma_kva_page(u64 addr, size_t *off);
 bool softrdma_kva_ok(u64 addr, u64 len);
 u32 softrdma_wc_opcode(u32 wr_opcode);

@@ -299,9 +299,14 @@ static void softrdma_mr_drop_keys(struct softrdma_dev *sdev,
 	softrdma_mr_quiesce(mr);
 }
 
+/*
+ * FLUSH_GLOBAL reaches us only where the transport advertises RDMA FLUSH
+ * (ib_core checks IB_DEVICE_FLUSH_GLOBAL): softroce.
+ */
 #define SOFTRDMA_MR_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			    IB_ACCESS_RELAXED_ORDERING | IB_ACCESS_MW_BIND)
+			    IB_ACCESS_RELAXED_ORDERING | IB_ACCESS_MW_BIND | \
+			    IB_ACCESS_FLUSH_GLOBAL)
 
 static struct ib_mr *softrdma_get_dma_mr(struct ib_pd *ibpd, int access)
 {

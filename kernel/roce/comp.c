@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The RC completer over RoCEv2 (IBTA Vol. 1 9.7.5.1, 9.9): ACKs, NAKs,
- * READ responses and atomic acknowledges for the requester's WQEs, which
+ * READ responses (which also answer RDMA FLUSH and ATOMIC WRITE) and
+ * atomic acknowledges for the requester's WQEs, which
  * it completes in order, failing the QP on an error NAK or a local fault.
  * Runs from receive dispatch (recv.c) under qp->lock.
  */
@@ -180,6 +181,13 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		return;
 	slot = qp->req.comp_idx & (qp->sq.num_slots - 1);
 	s = &qp->swqe[slot];
+	if (s->wqe.opcode == IB_WR_FLUSH ||
+	    s->wqe.opcode == IB_WR_ATOMIC_WRITE) {
+		/* Done, with a READ response of no data (IBTA 1.5). */
+		if (op == RC_READ_RESP_ONLY && !paylen && psn == s->first_psn)
+			softrdma_comp_rd_atomic_done(qp, psn);
+		return;
+	}
 	if (s->wqe.opcode != IB_WR_RDMA_READ ||
 	    softrdma_psn_diff(psn, s->first_psn) < 0 ||
 	    softrdma_psn_diff(psn, s->last_psn) > 0)

@@ -49,6 +49,10 @@ static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
 		return RC_CMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return RC_FETCH_ADD;
+	case IB_WR_FLUSH:
+		return RC_FLUSH;
+	case IB_WR_ATOMIC_WRITE:
+		return RC_ATOMIC_WRITE;
 	default:
 		return RC_READ_REQUEST;
 	}
@@ -71,9 +75,12 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	if (op == RC_READ_REQUEST) {
 		off = pkt * mtu;	/* a re-request asks from packet @pkt on */
 		paylen = 0;
-	} else if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
+	} else if (op == RC_CMP_SWAP || op == RC_FETCH_ADD || op == RC_FLUSH) {
 		off = 0;
 		paylen = 0;
+	} else if (op == RC_ATOMIC_WRITE) {
+		off = 0;
+		paylen = SOFTRDMA_ATOMIC_WRITE_LEN;
 	} else {
 		off = pkt * mtu;
 		paylen = min(s->len - off, mtu);
@@ -81,8 +88,11 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	pad = -paylen & 3;
 	hlen = SOFTRDMA_BTH_LEN;
 	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
-	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST)
+	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST ||
+	    op == RC_ATOMIC_WRITE)
 		hlen += SOFTRDMA_RETH_LEN;
+	if (op == RC_FLUSH)
+		hlen += SOFTRDMA_FETH_LEN + SOFTRDMA_RETH_LEN;
 	if (op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
 	    op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM ||
 	    op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV)
@@ -117,6 +127,26 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 			ae->compare = 0;
 		}
 		p += SOFTRDMA_ATOMIC_ETH_LEN;
+	} else if (op == RC_FLUSH) {
+		const struct softrdma_flush_wqe *f = &s->wqe.flush;
+		struct softrdma_feth *feth = (struct softrdma_feth *)p;
+		struct softrdma_reth *reth = (struct softrdma_reth *)(feth + 1);
+
+		feth->bits = htonl((f->level << SOFTRDMA_FETH_SEL_SHIFT &
+				    SOFTRDMA_FETH_SEL_MASK) |
+				   (f->type & SOFTRDMA_FETH_PLT_MASK));
+		reth->va = cpu_to_be64(f->remote_addr);
+		reth->rkey = htonl(f->rkey);
+		reth->len = htonl(s->len);
+		p += SOFTRDMA_FETH_LEN + SOFTRDMA_RETH_LEN;
+	} else if (op == RC_ATOMIC_WRITE) {
+		const struct softrdma_atomic_write_wqe *a = &s->wqe.atomic_write;
+		struct softrdma_reth *reth = (struct softrdma_reth *)p;
+
+		reth->va = cpu_to_be64(a->remote_addr);
+		reth->rkey = htonl(a->rkey);
+		reth->len = htonl(SOFTRDMA_ATOMIC_WRITE_LEN);
+		p += SOFTRDMA_RETH_LEN;
 	} else if (hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
 		struct softrdma_reth *reth = (struct softrdma_reth *)p;
 
@@ -137,7 +167,10 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 		p += SOFTRDMA_IMMDT_LEN;
 	}
 	if (paylen) {
-		if (s->wqe.flags & SOFTRDMA_WQE_INLINE) {
+		if (op == RC_ATOMIC_WRITE) {
+			/* The 8 bytes as the application gave them. */
+			memcpy(p, s->wqe.atomic_write.data, paylen);
+		} else if (s->wqe.flags & SOFTRDMA_WQE_INLINE) {
 			memcpy(p, qp->sinline + (size_t)slot * qp->max_inline +
 			       off, paylen);
 		} else {
@@ -272,6 +305,24 @@ static bool softrdma_req_may_send(struct softrdma_qp *qp, u32 idx)
 				    max_t(u32, qp->attrs.max_rd_atomic, 1));
 }
 
+/*
+ * An RDMA FLUSH: one placement type or both, a level the spec knows, and a
+ * length the RETH carries. Return: WC status.
+ */
+static u32 softrdma_req_take_flush(struct softrdma_swqe *s)
+{
+	const struct softrdma_flush_wqe *f = &s->wqe.flush;
+
+	if (!f->type ||
+	    (f->type & ~(IB_FLUSH_GLOBAL | IB_FLUSH_PERSISTENT)) ||
+	    (f->level != IB_FLUSH_RANGE && f->level != IB_FLUSH_MR))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (f->length > U32_MAX)
+		return IB_WC_LOC_LEN_ERR;
+	s->len = f->length;
+	return IB_WC_SUCCESS;
+}
+
 /* Take a new WQE off the ring into the kernel's copy. Return: WC status. */
 static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 {
@@ -311,6 +362,15 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 		if (status != IB_WC_SUCCESS)
 			return status;
 		goto sized;
+	case IB_WR_FLUSH:
+		status = softrdma_req_take_flush(s);
+		if (status != IB_WC_SUCCESS)
+			return status;
+		goto sized;
+	case IB_WR_ATOMIC_WRITE:
+		/* Its 8 bytes are in the WQE: no local buffer. */
+		s->len = SOFTRDMA_ATOMIC_WRITE_LEN;
+		goto sized;
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
@@ -323,8 +383,14 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 sized:
 	if (softrdma_wr_is_rd_atomic(s->wqe.opcode))
 		rqp->req.rd_atomic++;
-	/* An atomic's 8 bytes, like a zero-length message, take one packet. */
-	s->npkts = max_t(u32, DIV_ROUND_UP(s->len, mtu), 1);
+	/*
+	 * An atomic's 8 bytes, like a zero-length message, take one packet;
+	 * so does a FLUSH of any length.
+	 */
+	if (s->wqe.opcode == IB_WR_FLUSH)
+		s->npkts = 1;
+	else
+		s->npkts = max_t(u32, DIV_ROUND_UP(s->len, mtu), 1);
 	s->first_psn = rqp->req.psn;
 	if (qp->req.comp_idx == idx)
 		rqp->req.una_psn = s->first_psn;

@@ -2,8 +2,8 @@
 /*
  * The RC responder over RoCEv2 (IBTA Vol. 1 9.7.4, 9.7.5.2, 9.8): checks
  * the PSN of each request, places SENDs in receive WQEs and WRITEs in
- * memory, answers READs and atomics, replays what a duplicate asks for,
- * and sends ACKs and NAKs. Runs from receive dispatch (recv.c) and from
+ * memory, answers READs, atomics, RDMA FLUSHes and ATOMIC WRITEs, replays
+ * what a duplicate asks for, and sends ACKs and NAKs. Runs from receive dispatch (recv.c) and from
  * its tasklet, which paces long READ answers, under qp->lock.
  */
 #include "softrdma.h"
@@ -94,6 +94,21 @@ static void softrdma_resp_atomic_ack(struct softrdma_qp *qp, u32 psn, u64 orig)
 	softrdma_roce_xmit(qp, skb);
 }
 
+/* Remember the answer to the request at @psn, for its duplicates. */
+static void softrdma_resp_remember(struct softrdma_qp *qp, u8 op, u32 psn,
+				   u64 orig)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	struct softrdma_atomic_res *res;
+
+	res = &rqp->resp.atomics[rqp->resp.atomic_next++ %
+				ARRAY_SIZE(rqp->resp.atomics)];
+	res->psn = psn;
+	res->op = op;
+	res->orig = orig;
+	res->valid = true;
+}
+
 /*
  * A new atomic request at @psn: execute it once, remember its result for
  * duplicates, acknowledge it. Return: 0 or the NAK syndrome to send.
@@ -103,7 +118,6 @@ static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct softrdma_atomic_eth ae;
-	struct softrdma_atomic_res *res;
 	struct softrdma_mr *mr;
 	u64 va, orig;
 	int err;
@@ -120,38 +134,19 @@ static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 			       IB_ACCESS_REMOTE_ATOMIC, &err);
 	if (!mr)
 		return SOFTRDMA_NAK_REMOTE_ACCESS;
-	err = softrdma_mr_atomic(mr, va, op == RC_CMP_SWAP,
+	err = softrdma_mr_atomic(mr, va, op == RC_CMP_SWAP ?
+				 SOFTRDMA_ATOMIC_CMP_SWAP :
+				 SOFTRDMA_ATOMIC_FETCH_ADD,
 				 be64_to_cpu(ae.compare),
 				 be64_to_cpu(ae.swap_add), &orig);
 	softrdma_mr_put(mr);
 	if (err)
 		return SOFTRDMA_NAK_INVALID_REQ;
-	res = &rqp->resp.atomics[rqp->resp.atomic_next++ %
-				ARRAY_SIZE(rqp->resp.atomics)];
-	res->psn = psn;
-	res->orig = orig;
-	res->valid = true;
+	softrdma_resp_remember(qp, op, psn, orig);
 	softrdma_resp_flush_ack(qp);
 	rqp->resp.msn++;
 	softrdma_resp_atomic_ack(qp, psn, orig);
 	return 0;
-}
-
-/* A repeated atomic: answer with the result it had, never execute again. */
-static void softrdma_resp_reatomic(struct softrdma_qp *qp, u32 psn)
-{
-	struct softrdma_roce_qp *rqp = to_rqp(qp);
-	u32 i;
-
-	for (i = 0; i < ARRAY_SIZE(rqp->resp.atomics); i++) {
-		struct softrdma_atomic_res *res = &rqp->resp.atomics[i];
-
-		if (res->valid && res->psn == psn) {
-			softrdma_resp_atomic_ack(qp, psn, res->orig);
-			return;
-		}
-	}
-	/* Too old to remember: the requester gave up on it long ago. */
 }
 
 /*
@@ -249,6 +244,101 @@ static void softrdma_resp_reread(struct softrdma_qp *qp, u8 *p, u32 len,
 	softrdma_resp_read(qp, mr, be64_to_cpu(reth.va), rlen, psn);
 }
 
+/*
+ * A new RDMA FLUSH or ATOMIC WRITE (IBTA 1.5) at @psn, @p and @len what
+ * follows its BTH: check it, carry it out once, remember it for
+ * duplicates, and answer it with a READ response of no data. A FLUSH of
+ * the whole MR (level IB_FLUSH_MR) needs its key and rights, not its range.
+ * Return: 0 or the NAK syndrome to send.
+ */
+static u8 softrdma_resp_ext(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
+			    u32 len, u32 pad)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u32 type = 0, level = IB_FLUSH_RANGE, rlen;
+	int access = IB_ACCESS_REMOTE_WRITE, err;
+	struct softrdma_reth reth;
+	struct softrdma_mr *mr;
+	u64 va, value, orig;
+
+	if (op == RC_FLUSH) {
+		struct softrdma_feth feth;
+
+		/* oA19-2: no payload. */
+		if (len != SOFTRDMA_FETH_LEN + SOFTRDMA_RETH_LEN || pad)
+			return SOFTRDMA_NAK_INVALID_REQ;
+		memcpy(&feth, p, sizeof(feth));
+		type = ntohl(feth.bits) & SOFTRDMA_FETH_PLT_MASK;
+		level = (ntohl(feth.bits) & SOFTRDMA_FETH_SEL_MASK) >>
+			SOFTRDMA_FETH_SEL_SHIFT;
+		if (!type || (type & ~(IB_FLUSH_GLOBAL | IB_FLUSH_PERSISTENT)) ||
+		    level > IB_FLUSH_MR)
+			return SOFTRDMA_NAK_INVALID_REQ;
+		access = (type & IB_FLUSH_GLOBAL ? IB_ACCESS_FLUSH_GLOBAL : 0) |
+			 (type & IB_FLUSH_PERSISTENT ?
+			  IB_ACCESS_FLUSH_PERSISTENT : 0);
+		p += SOFTRDMA_FETH_LEN;
+	} else if (len != SOFTRDMA_RETH_LEN + SOFTRDMA_ATOMIC_WRITE_LEN || pad) {
+		return SOFTRDMA_NAK_INVALID_REQ;	/* oA19-28: 8 bytes */
+	}
+	memcpy(&reth, p, sizeof(reth));
+	va = be64_to_cpu(reth.va);
+	rlen = ntohl(reth.len);
+	if ((qp->attrs.access & access) != access)
+		return SOFTRDMA_NAK_REMOTE_ACCESS;
+	if (op == RC_ATOMIC_WRITE &&
+	    (rlen != SOFTRDMA_ATOMIC_WRITE_LEN || (va & 7)))
+		return SOFTRDMA_NAK_INVALID_REQ;
+	mr = softrdma_rkey_get(qp, ntohl(reth.rkey), va,
+			       level == IB_FLUSH_MR ? 0 : rlen, access, &err);
+	if (!mr && !(level == IB_FLUSH_MR && err == -ERANGE))
+		return SOFTRDMA_NAK_REMOTE_ACCESS;
+	err = 0;
+	if (op == RC_ATOMIC_WRITE) {
+		/* The 8 bytes as they came, in one store. */
+		memcpy(&value, p + SOFTRDMA_RETH_LEN, sizeof(value));
+		err = softrdma_mr_atomic(mr, va, SOFTRDMA_ATOMIC_WRITE, 0, value,
+					 &orig);
+	} else {
+		/*
+		 * What was placed before is in memory the CPUs share; order it
+		 * before the answer. (No MR is persistent: see roce.c.)
+		 */
+		wmb();
+	}
+	if (mr)
+		softrdma_mr_put(mr);
+	if (err)
+		return SOFTRDMA_NAK_INVALID_REQ;
+	softrdma_resp_remember(qp, op, psn, 0);
+	rqp->resp.msn++;
+	softrdma_resp_read(qp, NULL, 0, 0, psn);
+	return 0;
+}
+
+/*
+ * A repeated atomic, FLUSH or ATOMIC WRITE: answer as the first time,
+ * never execute again.
+ */
+static void softrdma_resp_reatomic(struct softrdma_qp *qp, u32 psn)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(rqp->resp.atomics); i++) {
+		struct softrdma_atomic_res *res = &rqp->resp.atomics[i];
+
+		if (!res->valid || res->psn != psn)
+			continue;
+		if (res->op == RC_FLUSH || res->op == RC_ATOMIC_WRITE)
+			softrdma_resp_read(qp, NULL, 0, 0, psn);
+		else
+			softrdma_resp_atomic_ack(qp, psn, res->orig);
+		return;
+	}
+	/* Too old to remember: the requester gave up on it long ago. */
+}
+
 static void softrdma_resp_complete_recv(struct softrdma_qp *qp, u32 status,
 					u32 opcode, u32 byte_len, bool imm,
 					const u8 *immdt, bool solicited)
@@ -320,7 +410,9 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		softrdma_resp_reread(qp, p, len, psn);
 		return;
 	}
-	if (d < 0 && (op == RC_CMP_SWAP || op == RC_FETCH_ADD)) {
+	if (d < 0 && (op == RC_CMP_SWAP || op == RC_FETCH_ADD ||
+		      op == RC_FLUSH || op == RC_ATOMIC_WRITE)) {
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_DUPLICATES);
 		softrdma_resp_reatomic(qp, psn);
 		return;
 	}
@@ -334,13 +426,21 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	}
 	rqp->resp.nak_sent = false;
 
-	/* max_dest_rd_atomic 0: no resources for READs or atomics at all. */
+	/*
+	 * max_dest_rd_atomic 0: no resources for READs, atomics, FLUSHes or
+	 * ATOMIC WRITEs at all.
+	 */
 	if ((op == RC_READ_REQUEST || op == RC_CMP_SWAP ||
-	     op == RC_FETCH_ADD) && !qp->attrs.max_dest_rd_atomic)
+	     op == RC_FETCH_ADD || op == RC_FLUSH || op == RC_ATOMIC_WRITE) &&
+	    !qp->attrs.max_dest_rd_atomic)
 		goto nak_invalid;
 
-	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
-		u8 synd = softrdma_resp_atomic(qp, op, psn, p, len);
+	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD || op == RC_FLUSH ||
+	    op == RC_ATOMIC_WRITE) {
+		u8 synd = op == RC_FLUSH || op == RC_ATOMIC_WRITE ?
+			  softrdma_resp_ext(qp, op, psn, p, len,
+					    (flags >> SOFTRDMA_BTH_PAD_SHIFT) & 3) :
+			  softrdma_resp_atomic(qp, op, psn, p, len);
 
 		if (synd == SOFTRDMA_NAK_REMOTE_ACCESS)
 			goto nak_access;

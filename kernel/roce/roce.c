@@ -43,6 +43,9 @@ static void softrdma_roce_query_device(struct softrdma_dev *sdev,
 {
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_ah = SOFTRDMA_MAX_AH;
+	/* IBTA 1.5 (resp.c); no persistent memory, so no FLUSH_PERSISTENT. */
+	attr->device_cap_flags |= IB_DEVICE_FLUSH_GLOBAL |
+				  IB_DEVICE_ATOMIC_WRITE;
 }
 
 /*

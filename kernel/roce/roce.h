@@ -56,6 +56,8 @@ enum softrdma_rc_opcode {
 	RC_FETCH_ADD = 0x14,
 	RC_SEND_LAST_INV = 0x16,
 	RC_SEND_ONLY_INV = 0x17,
+	RC_FLUSH = 0x1c,		/* IBTA 1.5: FETH, RETH */
+	RC_ATOMIC_WRITE = 0x1d,		/* IBTA 1.5: RETH, 8 bytes */
 };
 
 /*
@@ -110,6 +112,18 @@ struct softrdma_atomic_ack_eth {
 	__be64 orig;
 } __packed;
 
+/*
+ * FLUSH extended transport header (IBTA 1.5, 9.3.9): the selectivity
+ * level in bits 5:4, the placement type in bits 3:0.
+ */
+struct softrdma_feth {
+	__be32 bits;
+} __packed;
+
+#define SOFTRDMA_FETH_PLT_MASK	0x0f
+#define SOFTRDMA_FETH_SEL_SHIFT	4
+#define SOFTRDMA_FETH_SEL_MASK	0x30
+
 /* Invalidate extended transport header (9.3.7). */
 struct softrdma_ieth {
 	__be32 rkey;
@@ -119,6 +133,8 @@ struct softrdma_ieth {
 #define SOFTRDMA_ATOMIC_ETH_LEN		28
 #define SOFTRDMA_ATOMIC_ACK_ETH_LEN	8
 #define SOFTRDMA_IETH_LEN		4
+#define SOFTRDMA_FETH_LEN		4
+#define SOFTRDMA_ATOMIC_WRITE_LEN	8
 
 static_assert(sizeof(struct softrdma_bth) == SOFTRDMA_BTH_LEN);
 static_assert(sizeof(struct softrdma_reth) == SOFTRDMA_RETH_LEN);
@@ -128,6 +144,7 @@ static_assert(sizeof(struct softrdma_atomic_eth) == SOFTRDMA_ATOMIC_ETH_LEN);
 static_assert(sizeof(struct softrdma_atomic_ack_eth) ==
 	      SOFTRDMA_ATOMIC_ACK_ETH_LEN);
 static_assert(sizeof(struct softrdma_ieth) == SOFTRDMA_IETH_LEN);
+static_assert(sizeof(struct softrdma_feth) == SOFTRDMA_FETH_LEN);
 
 #define SOFTRDMA_BTH_SE		0x80
 #define SOFTRDMA_BTH_MIG	0x40
@@ -255,6 +272,7 @@ static inline struct softrdma_roce_ah *to_rah(struct softrdma_ah *ah)
 struct softrdma_atomic_res {
 	u64 orig;
 	u32 psn;
+	u8 op;			/* an atomic, RC_FLUSH or RC_ATOMIC_WRITE */
 	bool valid;
 };
 

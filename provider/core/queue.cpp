@@ -22,16 +22,20 @@ bool rc_opcode(std::uint32_t op) noexcept
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_BIND_MW:
 	case IBV_WR_LOCAL_INV:
+	case kWrFlush:
+	case kWrAtomicWrite:
 		return true;
 	default:
 		return false;
 	}
 }
 
-// Ops the kernel carries out locally; they have no data.
-bool local_op(std::uint32_t op) noexcept
+// Ops with no local data: those the kernel carries out locally, and those
+// whose operands are all in the WQE.
+bool dataless_op(std::uint32_t op) noexcept
 {
-	return op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV;
+	return op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV || op == kWrFlush ||
+	       op == kWrAtomicWrite;
 }
 
 // Room for one more entry? Corrupt indices count as full.
@@ -108,6 +112,9 @@ softrdma_wr_hdr bind_mw_hdr(std::uint32_t mw_rkey, std::uint32_t new_rkey,
 
 int SendQueue::post(const ibv_send_wr &wr) noexcept
 {
+	// ibv_send_wr has no fields for a FLUSH's or an ATOMIC WRITE's operands.
+	if (wr.opcode == kWrFlush || wr.opcode == kWrAtomicWrite)
+		return EINVAL;
 	softrdma_wr_hdr h{};
 	h.opcode = wr.opcode;
 	h.imm_data = wr.opcode == IBV_WR_SEND_WITH_INV || wr.opcode == IBV_WR_LOCAL_INV
@@ -133,7 +140,7 @@ int SendQueue::post(const ibv_send_wr &wr) noexcept
 	begin(h);
 	if (type_ == IBV_QPT_UD)
 		set_ud(wr.wr.ud.ah, wr.wr.ud.remote_qpn, wr.wr.ud.remote_qkey);
-	if (local_op(wr.opcode)) {
+	if (dataless_op(wr.opcode)) {
 		// No data: the list, whatever it holds, means nothing.
 	} else if (wr.num_sge < 0) {
 		fail(EINVAL);
@@ -199,6 +206,10 @@ void SendQueue::begin(const softrdma_wr_hdr &wr) noexcept
 		hdr_.imm_data = wr.imm_data; // the address comes from set_ud()
 	} else if (wr.opcode == IBV_WR_BIND_MW) {
 		hdr_.bind_mw = wr.bind_mw;
+	} else if (wr.opcode == kWrFlush) {
+		hdr_.flush = wr.flush;
+	} else if (wr.opcode == kWrAtomicWrite) {
+		hdr_.atomic_write = wr.atomic_write;
 	} else {
 		hdr_.imm_data = wr.imm_data;
 		hdr_.rkey = wr.rkey;
@@ -213,7 +224,8 @@ void SendQueue::set_sges(std::span<const ibv_sge> sges) noexcept
 {
 	if (err_)
 		return;
-	if (cur_.empty() || sges.size() > max_sge_) {
+	if (cur_.empty() || sges.size() > max_sge_ ||
+	    (dataless_op(hdr_.opcode) && !sges.empty())) {
 		fail(EINVAL);
 		return;
 	}

@@ -12,8 +12,9 @@
 #include "softrdma_core.h"
 
 // The fields of one send work request besides its data. A bind
-// (IBV_WR_BIND_MW) uses bind_mw, every other opcode the fields beside it,
-// as in the WQE (softrdma-abi.h).
+// (IBV_WR_BIND_MW) uses bind_mw, an RDMA FLUSH flush, an ATOMIC WRITE
+// atomic_write, every other opcode the fields beside them, as in the WQE
+// (softrdma-abi.h).
 struct softrdma_wr_hdr {
 	std::uint64_t wr_id;
 	std::uint32_t opcode;	  // enum ibv_wr_opcode
@@ -28,10 +29,18 @@ struct softrdma_wr_hdr {
 			std::uint64_t swap;
 		};
 		softrdma_bind_mw_wqe bind_mw;
+		softrdma_flush_wqe flush;
+		softrdma_atomic_write_wqe atomic_write;
 	};
 };
 
 namespace softrdma {
+
+// IBTA 1.5's RDMA FLUSH and ATOMIC WRITE (IBV_WR_FLUSH, IBV_WR_ATOMIC_WRITE),
+// which libibverbs names from rdma-core 45 on: only the ibv_wr_* API
+// carries their fields.
+inline constexpr std::uint32_t kWrFlush = 14;
+inline constexpr std::uint32_t kWrAtomicWrite = 15;
 
 // Whether a QP of this type takes this send opcode: RC every one we know,
 // UC SEND and RDMA WRITE (with immediate), UD SEND (with immediate).

@@ -92,11 +92,12 @@ int softrdma_qp_bind_mw(struct softrdma_qp *qp, struct ibv_mw *mw,
  * The extended QP (ibv_qp_ex, the ibv_wr_* API): check what create_qp_ex
  * asks for (0 or EOPNOTSUPP; the builders a QP type has: RC all of ours,
  * UC SEND and RDMA WRITE with or without immediate, UD SEND with or
- * without immediate), then point the builders (those in ops, the
- * IBV_QP_EX_WITH_* flags) and the rest of the API at the core's; a UD
- * QP's (qpx->qp_base.qp_type) also gets wr_set_ud_addr.
+ * without immediate; RDMA FLUSH and ATOMIC WRITE on RC only if not @iwarp),
+ * then point the builders (those in ops, the IBV_QP_EX_WITH_* flags) and
+ * the rest of the API at the core's; a UD QP's (qpx->qp_base.qp_type)
+ * also gets wr_set_ud_addr.
  */
-int softrdma_qp_ex_check(const struct ibv_qp_init_attr_ex *attr);
+int softrdma_qp_ex_check(const struct ibv_qp_init_attr_ex *attr, bool iwarp);
 void softrdma_qp_ex_init(struct ibv_qp_ex *qpx, uint64_t ops);
 /* Defined by the shim, which knows libibverbs' layout: qpx's core QP. */
 struct softrdma_qp *softrdma_qpx_core(struct ibv_qp_ex *qpx);

@@ -5,6 +5,7 @@
 // each finds its core object through the shim (softrdma_cqx_core(),
 // softrdma_qpx_core()).
 #include <cerrno>
+#include <cstring>
 
 #include "handles.hpp"
 
@@ -190,6 +191,29 @@ void wr_local_inv(ibv_qp_ex *qpx, std::uint32_t invalidate_rkey)
 	begin(qpx, with_imm(op(IBV_WR_LOCAL_INV), invalidate_rkey));
 }
 
+#ifdef SOFTRDMA_HAVE_WR_FLUSH
+void wr_flush(ibv_qp_ex *qpx, std::uint32_t rkey, std::uint64_t remote_addr, std::size_t len,
+	      std::uint8_t type, std::uint8_t level)
+{
+	softrdma_wr_hdr h = op(IBV_WR_FLUSH);
+	h.flush.rkey = rkey;
+	h.flush.remote_addr = remote_addr;
+	h.flush.length = len;
+	h.flush.type = type;
+	h.flush.level = level;
+	begin(qpx, h);
+}
+void wr_atomic_write(ibv_qp_ex *qpx, std::uint32_t rkey, std::uint64_t remote_addr,
+		     const void *atomic_wr)
+{
+	softrdma_wr_hdr h = op(IBV_WR_ATOMIC_WRITE);
+	h.atomic_write.rkey = rkey;
+	h.atomic_write.remote_addr = remote_addr;
+	std::memcpy(h.atomic_write.data, atomic_wr, sizeof(h.atomic_write.data));
+	begin(qpx, h);
+}
+#endif
+
 void wr_set_ud_addr(ibv_qp_ex *qpx, ibv_ah *ah, std::uint32_t remote_qpn,
 		    std::uint32_t remote_qkey)
 {
@@ -227,8 +251,9 @@ void wr_abort(ibv_qp_ex *qpx)
 }
 
 // The builders we have, by QP type: those of the opcodes the type takes
-// (softrdma::qp_type_opcode()).
-std::uint64_t send_ops(ibv_qp_type type)
+// (softrdma::qp_type_opcode()). RDMA FLUSH and ATOMIC WRITE are RoCE's
+// (IBTA 1.5): iWARP has neither.
+std::uint64_t send_ops(ibv_qp_type type, bool iwarp)
 {
 	constexpr std::uint64_t ud = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
 	constexpr std::uint64_t uc = ud | IBV_QP_EX_WITH_RDMA_WRITE |
@@ -238,9 +263,14 @@ std::uint64_t send_ops(ibv_qp_type type)
 				     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 				     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 				     IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
+#ifdef SOFTRDMA_HAVE_WR_FLUSH
+	constexpr std::uint64_t rc_ext = IBV_QP_EX_WITH_FLUSH | IBV_QP_EX_WITH_ATOMIC_WRITE;
+#else
+	constexpr std::uint64_t rc_ext = 0;
+#endif
 	switch (type) {
 	case IBV_QPT_RC:
-		return rc;
+		return iwarp ? rc : rc | rc_ext;
 	case IBV_QPT_UC:
 		return uc;
 	case IBV_QPT_UD:
@@ -280,13 +310,13 @@ extern "C" void softrdma_cq_ex_init(struct ibv_cq_ex *cqx)
 	cqx->read_dlid_path_bits = read_dlid_path_bits;
 }
 
-extern "C" int softrdma_qp_ex_check(const struct ibv_qp_init_attr_ex *attr)
+extern "C" int softrdma_qp_ex_check(const struct ibv_qp_init_attr_ex *attr, bool iwarp)
 {
 	constexpr std::uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	if (attr->comp_mask & ~known)
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    (attr->send_ops_flags & ~send_ops(attr->qp_type)))
+	    (attr->send_ops_flags & ~send_ops(attr->qp_type, iwarp)))
 		return EOPNOTSUPP;
 	return 0;
 }
@@ -313,6 +343,12 @@ extern "C" void softrdma_qp_ex_init(struct ibv_qp_ex *qpx, uint64_t ops)
 		qpx->wr_bind_mw = wr_bind_mw;
 	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
 		qpx->wr_local_inv = wr_local_inv;
+#ifdef SOFTRDMA_HAVE_WR_FLUSH
+	if (ops & IBV_QP_EX_WITH_FLUSH)
+		qpx->wr_flush = wr_flush;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		qpx->wr_atomic_write = wr_atomic_write;
+#endif
 	if (qpx->qp_base.qp_type == IBV_QPT_UD)
 		qpx->wr_set_ud_addr = wr_set_ud_addr;
 	qpx->wr_set_sge = wr_set_sge;

@@ -145,3 +145,59 @@ TEST(RecvQueue, WritesEntriesAndHonoursLimits)
 		ASSERT_EQ(rq.post(wr), 0);
 	EXPECT_EQ(rq.post(wr), ENOMEM);
 }
+
+// RDMA FLUSH and ATOMIC WRITE: their operands in the WQE, no data; only the
+// ibv_wr_* API names them.
+TEST(SendQueue, FlushAndAtomicWrite)
+{
+	Mem m(kSendSlot);
+	auto sq = make_sq(m);
+	softrdma_wr_hdr f{};
+	f.wr_id = 7;
+	f.opcode = softrdma::kWrFlush;
+	f.flush.rkey = 0x1234;
+	f.flush.remote_addr = 0x5000;
+	f.flush.length = 4096;
+	f.flush.type = 1;
+	f.flush.level = 1;
+	softrdma_wr_hdr a{};
+	a.wr_id = 8;
+	a.opcode = softrdma::kWrAtomicWrite;
+	a.atomic_write.rkey = 0x4321;
+	a.atomic_write.remote_addr = 0x6008;
+	constexpr std::array<std::uint8_t, 8> value{1, 2, 3, 4, 5, 6, 7, 8};
+	std::memcpy(a.atomic_write.data, value.data(), value.size());
+	sq.start();
+	sq.begin(f);
+	sq.begin(a);
+	ASSERT_EQ(sq.complete(), 0);
+	EXPECT_EQ(m.hdr().producer, 2U);
+	softrdma_send_wqe h{};
+	std::memcpy(&h, m.slot(0).data(), sizeof(h));
+	EXPECT_EQ(h.opcode, softrdma::kWrFlush);
+	EXPECT_EQ(h.num_sge, 0U);
+	EXPECT_EQ(h.flush.rkey, 0x1234U);
+	EXPECT_EQ(h.flush.remote_addr, 0x5000U);
+	EXPECT_EQ(h.flush.length, 4096U);
+	EXPECT_EQ(h.flush.type, 1U);
+	EXPECT_EQ(h.flush.level, 1U);
+	std::memcpy(&h, m.slot(1).data(), sizeof(h));
+	EXPECT_EQ(h.opcode, softrdma::kWrAtomicWrite);
+	EXPECT_EQ(h.num_sge, 0U);
+	EXPECT_EQ(h.atomic_write.rkey, 0x4321U);
+	EXPECT_EQ(h.atomic_write.remote_addr, 0x6008U);
+	EXPECT_EQ(std::memcmp(h.atomic_write.data, value.data(), value.size()), 0);
+
+	// Neither takes a gather list; ibv_post_send cannot carry them.
+	const ibv_sge sge{0x1000, 8, 1};
+	sq.start();
+	sq.begin(a);
+	sq.set_sges({&sge, 1});
+	EXPECT_EQ(sq.complete(), EINVAL);
+	ibv_send_wr wr{};
+	wr.opcode = static_cast<ibv_wr_opcode>(softrdma::kWrFlush);
+	EXPECT_EQ(sq.post(wr), EINVAL);
+	wr.opcode = static_cast<ibv_wr_opcode>(softrdma::kWrAtomicWrite);
+	EXPECT_EQ(sq.post(wr), EINVAL);
+	EXPECT_EQ(m.hdr().producer, 2U);
+}

@@ -159,11 +159,11 @@ TEST(VerbsEx, Checks)
 	qa.qp_type = IBV_QPT_RC;
 	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	qa.send_ops_flags = IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_BIND_MW;
-	EXPECT_EQ(softrdma_qp_ex_check(&qa), 0);
+	EXPECT_EQ(softrdma_qp_ex_check(&qa, false), 0);
 	qa.qp_type = IBV_QPT_UC;
-	EXPECT_EQ(softrdma_qp_ex_check(&qa), EOPNOTSUPP);
+	EXPECT_EQ(softrdma_qp_ex_check(&qa, false), EOPNOTSUPP);
 	qa.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
-	EXPECT_EQ(softrdma_qp_ex_check(&qa), 0);
+	EXPECT_EQ(softrdma_qp_ex_check(&qa, false), 0);
 	// Each QP type has the builders of the opcodes it takes, no more.
 	constexpr std::uint64_t ud = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
 	constexpr std::uint64_t uc = ud | IBV_QP_EX_WITH_RDMA_WRITE |
@@ -176,21 +176,21 @@ TEST(VerbsEx, Checks)
 	for (const auto &[type, ops] : {std::pair{IBV_QPT_UD, ud}, std::pair{IBV_QPT_UC, uc}}) {
 		qa.qp_type = type;
 		qa.send_ops_flags = ops;
-		EXPECT_EQ(softrdma_qp_ex_check(&qa), 0) << type;
+		EXPECT_EQ(softrdma_qp_ex_check(&qa, false), 0) << type;
 		if (type == IBV_QPT_UD) {
 			qa.send_ops_flags = ops | IBV_QP_EX_WITH_RDMA_WRITE;
-			EXPECT_EQ(softrdma_qp_ex_check(&qa), EOPNOTSUPP);
+			EXPECT_EQ(softrdma_qp_ex_check(&qa, false), EOPNOTSUPP);
 		}
 		for (const auto m : more) {
 			qa.send_ops_flags = ops | m;
-			EXPECT_EQ(softrdma_qp_ex_check(&qa), EOPNOTSUPP) << type << " " << m;
+			EXPECT_EQ(softrdma_qp_ex_check(&qa, false), EOPNOTSUPP) << type << " " << m;
 		}
 	}
 	qa.qp_type = IBV_QPT_RC;
 	qa.send_ops_flags = uc | IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV;
-	EXPECT_EQ(softrdma_qp_ex_check(&qa), 0);
+	EXPECT_EQ(softrdma_qp_ex_check(&qa, false), 0);
 	qa.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
-	EXPECT_EQ(softrdma_qp_ex_check(&qa), EOPNOTSUPP);
+	EXPECT_EQ(softrdma_qp_ex_check(&qa, false), EOPNOTSUPP);
 
 	ibv_cq_init_attr_ex ca{};
 	ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM;

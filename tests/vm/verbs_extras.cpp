@@ -3,8 +3,9 @@
 //
 // What rdma_rxe offers a verbs program beyond the basics, checked on B (A
 // is the peer): the statuses of extended CQs it cannot make, the RDMA
-// FLUSH access flags on QPs and MRs, ibv_rereg_mr (new access, new PD, new
-// range) and resizing an SRQ with ibv_modify_srq while WQEs are posted.
+// FLUSH access flags on QPs and MRs (RDMA FLUSH itself: verbs_flush.cpp),
+// ibv_rereg_mr (new access, new PD, new range) and resizing an SRQ with
+// ibv_modify_srq while WQEs are posted.
 // Every byte moved is compared, every status is the exact one. With "rxe",
 // B is an rdma_rxe device: the checks run as they do on softrdma, except
 // where the two differ by design (see Peer).
@@ -26,10 +27,12 @@ namespace {
 
 // Where B, the device under test, differs from softrdma by design.
 struct Peer {
-	// rdma_rxe carries RDMA FLUSH and advertises it, so it registers MRs
-	// with the FLUSH access flags; softrdma does neither (ib_core then
-	// refuses such an MR with EOPNOTSUPP).
-	bool flush_mr = false;
+	// B is softrdma (not rdma_rxe).
+	bool softrdma = true;
+	// rdma_rxe advertises FLUSH_GLOBAL and FLUSH_PERSISTENT; softroce
+	// FLUSH_GLOBAL only (it has no persistent memory), so ib_core refuses
+	// its MRs with FLUSH_PERSISTENT with EOPNOTSUPP.
+	bool flush_persistent = false;
 	// The provider's own refusals of create_cq_ex (rdma_rxe's differ).
 	bool cq_ex_refusals = true;
 	// rdma_rxe rereg_mr changes PD and access only, not the range.
@@ -152,8 +155,9 @@ void cq_ex_flags(ibv_context *ctx, const Peer &peer)
 }
 
 // 2. A QP whose access flags include FLUSH_GLOBAL and FLUSH_PERSISTENT
-// reaches INIT and reports them; an MR with them is registered where the
-// device carries FLUSH, else refused with EOPNOTSUPP.
+// reaches INIT and reports them; an MR with FLUSH_GLOBAL is registered,
+// one with FLUSH_PERSISTENT only where the device advertises it, else
+// refused with EOPNOTSUPP.
 void flush_access(RcSide &b, const Peer &peer)
 {
 	constexpr int kFlush = IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT;
@@ -186,15 +190,20 @@ void flush_access(RcSide &b, const Peer &peer)
 		      std::to_string(q.qp_access_flags) + ")");
 	ibv_destroy_qp(qp);
 
-	// (FLUSH_PERSISTENT would need persistent memory under the MR.)
-	errno = 0;
 	ibv_mr *mr = ibv_reg_mr(b.pd, b.buf.data(), 4096,
 				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_FLUSH_GLOBAL);
-	if (peer.flush_mr)
-		check(mr != nullptr, "an MR with FLUSH_GLOBAL access registers");
-	else
-		check_errno(mr ? 0 : errno, EOPNOTSUPP,
-			    "an MR with FLUSH_GLOBAL access is refused: no RDMA FLUSH here");
+	check(mr != nullptr, "an MR with FLUSH_GLOBAL access registers");
+	if (mr)
+		ibv_dereg_mr(mr);
+	// (FLUSH_PERSISTENT needs persistent memory under the MR: rdma_rxe
+	// checks the pages, so it is not tried there.)
+	if (peer.flush_persistent)
+		return;
+	errno = 0;
+	mr = ibv_reg_mr(b.pd, b.buf.data(), 4096,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_FLUSH_PERSISTENT);
+	check_errno(mr ? 0 : errno, EOPNOTSUPP,
+		    "an MR with FLUSH_PERSISTENT access is refused: no persistent memory");
 	if (mr)
 		ibv_dereg_mr(mr);
 }
@@ -411,7 +420,8 @@ int main(int argc, char **argv)
 	const Args args{argv[1], argv[2], argv[3], argv[4]};
 	Peer peer;
 	if (argc > 5 && std::string(argv[5]) == "rxe") {
-		peer.flush_mr = true;
+		peer.softrdma = false;
+		peer.flush_persistent = true;
 		peer.cq_ex_refusals = false;
 		peer.rereg_trans = false;
 	}
@@ -425,7 +435,7 @@ int main(int argc, char **argv)
 		flush_access(b, peer);
 	}
 	// rdma_rxe as B: compared on the access flags only.
-	if (!peer.flush_mr) {
+	if (peer.softrdma) {
 		rereg(args, peer);
 		srq_resize(args);
 	}
