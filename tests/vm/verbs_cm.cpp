@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// verbs_cm server ADDR PORT
+// verbs_cm client ADDR PORT UNREACHABLE_ADDR
+//
+// The RDMA CM as a program uses it, over RoCE (a softroce device or
+// rdma_rxe on either side), server and client in processes of their own
+// (an rdma_cm ID lives in its process's network namespace):
+//   1. connect with private data, which the server checks, accepted with
+//      private data of its own, which the client checks; a message each
+//      way over the QP the CM connected, bytes compared; the client
+//      disconnects and the server sees DISCONNECTED;
+//   2. a connect the server rejects with private data: the client gets
+//      REJECTED, status 28 (IB_CM_REJ_CONSUMER_DEFINED), and that data;
+//   3. a connect to a port nobody listens on: REJECTED, status 8
+//      (IB_CM_REJ_INVALID_SERVICE_ID);
+//   4. an address nobody answers ARP for: ADDR_ERROR.
+// The server serves cases 1 and 2, then exits.
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "check.hpp"
+
+using vmtest::check;
+
+namespace {
+
+constexpr int kTimeoutMs = 3000;
+constexpr std::size_t kMsg = 3000;
+constexpr std::string_view kReqAccept = "A: softrdma connect request";
+constexpr std::string_view kReqReject = "R: reject me, please";
+constexpr std::string_view kRepData = "server accepts";
+constexpr std::string_view kRejData = "server rejects you";
+constexpr int kRejConsumer = 28; // IB_CM_REJ_CONSUMER_DEFINED
+constexpr int kRejNoService = 8; // IB_CM_REJ_INVALID_SERVICE_ID
+
+bool starts_with(const void *data, std::uint8_t len, std::string_view want)
+{
+	return data && len >= want.size() && std::memcmp(data, want.data(), want.size()) == 0;
+}
+
+// The address of ADDR (IPv4 or IPv6) and PORT.
+bool address(const char *addr, const char *port, sockaddr_storage &out)
+{
+	addrinfo hints{};
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	addrinfo *res = nullptr;
+	if (getaddrinfo(addr, port, &hints, &res) || !res)
+		return false;
+	std::memcpy(&out, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	return true;
+}
+
+// The next event on ec: its type, status and private data (copied), acked.
+struct Event {
+	rdma_cm_event_type type = RDMA_CM_EVENT_DEVICE_REMOVAL;
+	int status = 0;
+	rdma_cm_id *id = nullptr;
+	std::vector<std::uint8_t> data;
+	bool ok = false;
+};
+
+Event next_event(rdma_event_channel *ec)
+{
+	Event e;
+	rdma_cm_event *ev = nullptr;
+	if (rdma_get_cm_event(ec, &ev))
+		return e;
+	e.ok = true;
+	e.type = ev->event;
+	e.status = ev->status;
+	e.id = ev->id;
+	const auto *p = static_cast<const std::uint8_t *>(ev->param.conn.private_data);
+	if (p)
+		e.data.assign(p, p + ev->param.conn.private_data_len);
+	rdma_ack_cm_event(ev);
+	return e;
+}
+
+std::string name(const Event &e)
+{
+	return e.ok ? std::string(rdma_event_str(e.type)) + " status " + std::to_string(e.status)
+		    : std::string("no event");
+}
+
+// A connected endpoint's verbs resources: PD, CQ, QP on the ID's device,
+// and one registered buffer (send half, receive half).
+struct Conn {
+	rdma_cm_id *id = nullptr;
+	ibv_pd *pd = nullptr;
+	ibv_cq *cq = nullptr;
+	ibv_mr *mr = nullptr;
+	std::vector<std::uint8_t> buf = std::vector<std::uint8_t>(2 * kMsg);
+
+	Conn() = default;
+	Conn(const Conn &) = delete;
+	Conn &operator=(const Conn &) = delete;
+	~Conn()
+	{
+		if (id && id->qp)
+			rdma_destroy_qp(id);
+		if (mr)
+			ibv_dereg_mr(mr);
+		if (cq)
+			ibv_destroy_cq(cq);
+		if (pd)
+			ibv_dealloc_pd(pd);
+		if (id)
+			rdma_destroy_id(id);
+	}
+
+	bool setup(rdma_cm_id *cm_id)
+	{
+		id = cm_id;
+		pd = ibv_alloc_pd(id->verbs);
+		cq = pd ? ibv_create_cq(id->verbs, 16, nullptr, nullptr, 0) : nullptr;
+		mr = cq ? ibv_reg_mr(pd, buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE) : nullptr;
+		if (!mr)
+			return false;
+		ibv_qp_init_attr ia{};
+		ia.send_cq = cq;
+		ia.recv_cq = cq;
+		ia.qp_type = IBV_QPT_RC;
+		ia.cap.max_send_wr = 4;
+		ia.cap.max_recv_wr = 4;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		if (rdma_create_qp(id, pd, &ia))
+			return false;
+		ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data() + kMsg), kMsg, mr->lkey};
+		ibv_recv_wr wr{};
+		ibv_recv_wr *bad = nullptr;
+		wr.wr_id = 1;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		return ibv_post_recv(id->qp, &wr, &bad) == 0;
+	}
+
+	// Send kMsg bytes of seed's pattern.
+	bool send(std::uint8_t seed)
+	{
+		for (std::size_t i = 0; i < kMsg; ++i)
+			buf[i] = static_cast<std::uint8_t>(seed + i * 31);
+		ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data()), kMsg, mr->lkey};
+		ibv_send_wr wr{};
+		ibv_send_wr *bad = nullptr;
+		wr.wr_id = 2;
+		wr.opcode = IBV_WR_SEND;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		return ibv_post_send(id->qp, &wr, &bad) == 0;
+	}
+
+	// Wait for the completion of wr_id; for the receive, compare its bytes
+	// with seed's pattern.
+	bool wait(std::uint64_t wr_id, std::uint8_t seed)
+	{
+		ibv_wc wc{};
+		for (long i = 0; i < 50000000; ++i) {
+			const int n = ibv_poll_cq(cq, 1, &wc);
+			if (n < 0)
+				return false;
+			if (n == 0)
+				continue;
+			if (wc.status != IBV_WC_SUCCESS || wc.wr_id != wr_id)
+				return false;
+			if (wr_id != 1)
+				return true;
+			if (wc.byte_len != kMsg)
+				return false;
+			for (std::size_t k = 0; k < kMsg; ++k)
+				if (buf[kMsg + k] != static_cast<std::uint8_t>(seed + k * 31))
+					return false;
+			return true;
+		}
+		return false;
+	}
+};
+
+int server(const char *addr, const char *port)
+{
+	sockaddr_storage sa{};
+	rdma_event_channel *ec = rdma_create_event_channel();
+	rdma_cm_id *listen_id = nullptr;
+	const bool ok = ec && address(addr, port, sa) &&
+			!rdma_create_id(ec, &listen_id, nullptr, RDMA_PS_TCP) &&
+			!rdma_bind_addr(listen_id, reinterpret_cast<sockaddr *>(&sa)) &&
+			!rdma_listen(listen_id, 4);
+	check(ok, std::string("server listens on ") + addr + " port " + port);
+	if (!ok)
+		return vmtest::summary();
+	std::printf("listening\n");
+	std::fflush(stdout);
+	Conn conn;
+	bool accepted = false, rejected = false;
+	while (!(accepted && rejected)) {
+		Event e = next_event(ec);
+		if (!e.ok) {
+			check(false, "server: an event");
+			break;
+		}
+		if (e.type == RDMA_CM_EVENT_CONNECT_REQUEST &&
+		    starts_with(e.data.data(), static_cast<std::uint8_t>(e.data.size()), kReqReject)) {
+			check(rdma_reject(e.id, kRejData.data(),
+					  static_cast<std::uint8_t>(kRejData.size())) == 0,
+			      "server rejects a request with private data");
+			rdma_destroy_id(e.id);
+			rejected = true;
+		} else if (e.type == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			check(starts_with(e.data.data(), static_cast<std::uint8_t>(e.data.size()),
+					  kReqAccept),
+			      "server: the request carries the client's private data");
+			const bool set = conn.setup(e.id);
+			check(set, "server: a QP on the request's ID");
+			rdma_conn_param p{};
+			p.private_data = kRepData.data();
+			p.private_data_len = static_cast<std::uint8_t>(kRepData.size());
+			p.responder_resources = 1;
+			p.initiator_depth = 1;
+			check(set && rdma_accept(e.id, &p) == 0, "server accepts with private data");
+		} else if (e.type == RDMA_CM_EVENT_ESTABLISHED) {
+			check(conn.wait(1, 0x40), "server receives the client's bytes");
+			check(conn.send(0x80) && conn.wait(2, 0), "server sends its bytes");
+		} else if (e.type == RDMA_CM_EVENT_DISCONNECTED) {
+			check(true, "server: DISCONNECTED after the client's disconnect");
+			rdma_disconnect(e.id);
+			accepted = true;
+		} else {
+			check(false, "server: unexpected " + name(e));
+			break;
+		}
+	}
+	rdma_destroy_id(listen_id);
+	rdma_destroy_event_channel(ec);
+	return vmtest::summary();
+}
+
+// Resolve addr:port's address and route on a new ID of ec. Returns the
+// first event that is not ADDR_RESOLVED (ROUTE_RESOLVED when all went
+// well).
+Event resolve(rdma_event_channel *ec, rdma_cm_id *&id, const char *addr, const char *port)
+{
+	sockaddr_storage sa{};
+	Event e;
+	if (!address(addr, port, sa) || rdma_create_id(ec, &id, nullptr, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(id, nullptr, reinterpret_cast<sockaddr *>(&sa), kTimeoutMs))
+		return e;
+	e = next_event(ec);
+	if (!e.ok || e.type != RDMA_CM_EVENT_ADDR_RESOLVED)
+		return e;
+	if (rdma_resolve_route(id, kTimeoutMs))
+		return Event{};
+	return next_event(ec);
+}
+
+// Connect to addr:port with private data req; the event that ends it.
+Event connect(rdma_event_channel *ec, Conn &conn, const char *addr, const char *port,
+	      std::string_view req)
+{
+	rdma_cm_id *id = nullptr;
+	Event e = resolve(ec, id, addr, port);
+	conn.id = id;
+	if (!e.ok || e.type != RDMA_CM_EVENT_ROUTE_RESOLVED || !conn.setup(id))
+		return e;
+	rdma_conn_param p{};
+	p.private_data = req.data();
+	p.private_data_len = static_cast<std::uint8_t>(req.size());
+	p.responder_resources = 1;
+	p.initiator_depth = 1;
+	p.retry_count = 7;
+	if (rdma_connect(id, &p))
+		return Event{};
+	return next_event(ec);
+}
+
+int client(const char *addr, const char *port, const char *unreachable)
+{
+	rdma_event_channel *ec = rdma_create_event_channel();
+	check(ec != nullptr, "an event channel");
+	if (!ec)
+		return vmtest::summary();
+	{
+		Conn conn;
+		Event e = connect(ec, conn, addr, port, kReqAccept);
+		check(e.type == RDMA_CM_EVENT_ESTABLISHED,
+		      "1. connect with private data: ESTABLISHED (" + name(e) + ")");
+		check(starts_with(e.data.data(), static_cast<std::uint8_t>(e.data.size()), kRepData),
+		      "1. the server's accept carries its private data");
+		if (e.type == RDMA_CM_EVENT_ESTABLISHED) {
+			check(conn.send(0x40) && conn.wait(2, 0), "1. client sends its bytes");
+			check(conn.wait(1, 0x80), "1. client receives the server's bytes");
+			check(rdma_disconnect(conn.id) == 0, "1. client disconnects");
+			e = next_event(ec);
+			check(e.type == RDMA_CM_EVENT_DISCONNECTED,
+			      "1. client: DISCONNECTED (" + name(e) + ")");
+		}
+	}
+	{
+		Conn conn;
+		Event e = connect(ec, conn, addr, port, kReqReject);
+		check(e.type == RDMA_CM_EVENT_REJECTED && e.status == kRejConsumer,
+		      "2. a rejected connect: REJECTED status 28 (" + name(e) + ")");
+		check(starts_with(e.data.data(), static_cast<std::uint8_t>(e.data.size()), kRejData),
+		      "2. the reject carries the server's private data");
+	}
+	{
+		const std::string other = std::to_string(std::stoi(port) + 1);
+		Conn conn;
+		Event e = connect(ec, conn, addr, other.c_str(), kReqAccept);
+		check(e.type == RDMA_CM_EVENT_REJECTED && e.status == kRejNoService,
+		      "3. a connect to a port nobody listens on: REJECTED status 8 (" + name(e) +
+			      ")");
+	}
+	{
+		rdma_cm_id *id = nullptr;
+		Event e = resolve(ec, id, unreachable, port);
+		check(e.type == RDMA_CM_EVENT_ADDR_ERROR && e.status < 0,
+		      std::string("4. resolving ") + unreachable + ": ADDR_ERROR (" + name(e) + ")");
+		if (id)
+			rdma_destroy_id(id);
+	}
+	rdma_destroy_event_channel(ec);
+	return vmtest::summary();
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && std::string_view(argv[1]) == "server")
+		return server(argv[2], argv[3]);
+	if (argc == 5 && std::string_view(argv[1]) == "client")
+		return client(argv[2], argv[3], argv[4]);
+	std::fprintf(stderr, "usage: verbs_cm server ADDR PORT\n"
+			     "       verbs_cm client ADDR PORT UNREACHABLE_ADDR\n");
+	return 2;
+}
