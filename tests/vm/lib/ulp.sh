@@ -24,9 +24,12 @@ nvmeof_blockdev() {
 }
 
 # nvmeof_down: disconnect the host, take the target apart, unload both
-# ULPs (whatever of it is there; also after a failure).
+# ULPs (whatever of it is there; also after a failure, as the EXIT trap:
+# errexit is off here, or the first step already undone would end it).
 nvmeof_down() {
 	local port=$NVMET/ports/$TEST_PORT sub=$NVMET/subsystems/$ULP_NQN
+	local -
+	set +e
 	nvme disconnect -n "$ULP_NQN" >/dev/null 2>&1
 	rm -f "$port/subsystems/$ULP_NQN" 2>/dev/null
 	rmdir "$port" 2>/dev/null
@@ -118,6 +121,8 @@ nfs_server_up() {
 # nfs_down: stop nfsd (its listeners go), unexport (also after a failure).
 nfs_down() {
 	local exp=$TEST_TMP/export
+	local -
+	set +e
 	[ -e /proc/fs/nfsd/threads ] && rpc.nfsd 0 2>/dev/null
 	exportfs -ua 2>/dev/null
 	mountpoint -q "$exp" && umount -l "$exp"
@@ -130,10 +135,11 @@ nfs_down() {
 # and "cached" (through the page cache); MODE read: compare both with it
 # (again by direct I/O); then unmount.
 nfs_client() {
-	local a=$1 mnt=$TEST_TMP/mnt data=$TEST_TMP/data
-	[[ $a == *:* ]] && a="[$a]"
+	local a=$1 mnt=$TEST_TMP/mnt data=$TEST_TMP/data proto=rdma
+	# mount.nfs resolves the server in the family of proto= only.
+	[[ $a == *:* ]] && a="[$a]" && proto=rdma6
 	mkdir -p "$mnt"
-	if ! timeout 60 mount -t nfs -o "rdma,port=$2,vers=3,nolock" \
+	if ! timeout 60 mount -t nfs -o "proto=$proto,port=$2,vers=3,nolock" \
 		"$a:$TEST_TMP/export" "$mnt"; then
 		echo "mount $a:$TEST_TMP/export over RDMA failed"
 		dmesg | grep -i -E 'rpcrdma|svcrdma|nfs|softrdma' | tail -n 20
