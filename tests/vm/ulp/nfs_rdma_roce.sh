@@ -3,7 +3,7 @@
 # `rdma link add sr0`. The client, in netns b, goes through sr1: written
 # over IPv4, read back over IPv6.
 #
-# Not in a layer yet (run it by name): never seen passing.
+# layers: stock
 # timeout: 300
 test_nfs_rdma_roce() {
 	trap nfs_down EXIT

@@ -2,11 +2,10 @@
 # NVMe over Fabrics over softiwarp: nvmet-rdma and nvme-rdma on si0, fio
 # writing and verifying (crc32c) 8 MiB; the target's Reads of the host's
 # data are RDMA Reads with Invalidate. Then the ULPs go and softrdma
-# unloads.
+# unloads right after: in the debug layer, with KASAN, lockdep and
+# kmemleak watching.
 #
-# Not in a layer yet (run it by name): it does not pass. The host
-# connects (the admin Connect, with RDMA Read with Invalidate, works) but
-# no namespace ever appears.
+# layers: stock debug
 # timeout: 300
 test_nvmeof_iwarp() {
 	trap nvmeof_down EXIT
