@@ -245,13 +245,17 @@ static void softrdma_cep_event(struct softrdma_cep *cep,
 			       enum iw_cm_event_type type, int status,
 			       void *pdata, u8 pdlen)
 {
+	/*
+	 * The RDMA CM takes an event's ird as the consumer's initiator
+	 * depth and its ord as its responder resources: our ORD and IRD.
+	 */
 	struct iw_cm_event ev = {
 		.event = type,
 		.status = status,
 		.private_data = pdata,
 		.private_data_len = pdlen,
-		.ird = cep->ird,
-		.ord = cep->ord,
+		.ird = cep->ord,
+		.ord = cep->ird,
 	};
 
 	if (!cep->cm_id)
@@ -372,8 +376,14 @@ static int softrdma_cep_proc_req(struct softrdma_cep *cep)
 	ev.provider_data = cep;
 	ev.private_data = pd;
 	ev.private_data_len = pdlen;
-	ev.ird = cep->ird;
-	ev.ord = cep->ord;
+	/*
+	 * The listener's initiator depth (ev.ird, as the RDMA CM reads it)
+	 * is the Reads we may have in flight: our ORD, the peer's IRD; its
+	 * responder resources, our IRD. svcrdma refuses an initiator depth
+	 * of 0, and NFS clients offer an ORD of 0.
+	 */
+	ev.ird = cep->ord;
+	ev.ord = cep->ird;
 	kernel_getsockname(cep->sock, (struct sockaddr *)&ev.local_addr);
 	kernel_getpeername(cep->sock, (struct sockaddr *)&ev.remote_addr);
 	cep->state = CEP_AWAIT_ACCEPT;

@@ -24,9 +24,12 @@ nvmeof_blockdev() {
 }
 
 # nvmeof_down: disconnect the host, take the target apart, unload both
-# ULPs (whatever of it is there; also after a failure).
+# ULPs (whatever of it is there; also after a failure, as the EXIT trap:
+# errexit is off here, or the first step already undone would end it).
 nvmeof_down() {
 	local port=$NVMET/ports/$TEST_PORT sub=$NVMET/subsystems/$ULP_NQN
+	local -
+	set +e
 	nvme disconnect -n "$ULP_NQN" >/dev/null 2>&1
 	rm -f "$port/subsystems/$ULP_NQN" 2>/dev/null
 	rmdir "$port" 2>/dev/null
@@ -34,6 +37,7 @@ nvmeof_down() {
 	rmdir "$sub/namespaces/1" 2>/dev/null
 	rmdir "$sub" 2>/dev/null
 	modprobe -r nvme_rdma nvmet_rdma 2>/dev/null
+	mountpoint -q "$TEST_TMP/ns" && umount "$TEST_TMP/ns"
 	return 0
 }
 
@@ -48,11 +52,17 @@ nvmeof_run() {
 	[[ $ip == *:* ]] && fam=ipv6
 	modprobe -a nvmet nvmet_rdma nvme_rdma
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-	truncate -s 64M "$TEST_TMP/ns.img"
+	# On a tmpfs of its own: the file backend takes the namespace's size
+	# from the inode of the file it opened, and an overlayfs inode (the
+	# guest's root) does not follow the size of the file below it: the
+	# namespace would be 0 bytes.
+	mkdir -p "$TEST_TMP/ns"
+	mount -t tmpfs -o size=72m nvmeof-ns "$TEST_TMP/ns"
+	truncate -s 64M "$TEST_TMP/ns/ns.img"
 	mkdir "$sub"
 	echo 1 >"$sub/attr_allow_any_host"
 	mkdir "$sub/namespaces/1"
-	echo "$TEST_TMP/ns.img" >"$sub/namespaces/1/device_path"
+	echo "$TEST_TMP/ns/ns.img" >"$sub/namespaces/1/device_path"
 	echo 1 >"$sub/namespaces/1/buffered_io"
 	echo 1 >"$sub/namespaces/1/enable"
 	mkdir "$port"
@@ -73,6 +83,7 @@ nvmeof_run() {
 	if ! timeout 120 fio --name=nvmeof --filename="$dev" --direct=1 \
 		--ioengine=libaio --iodepth=8 --rw=write --bsrange=4k-256k \
 		--size=8M --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--verify_state_save=0 \
 		--output="$TEST_TMP/fio.log"; then
 		echo "fio failed"
 		tail -n 30 "$TEST_TMP/fio.log"
@@ -110,6 +121,8 @@ nfs_server_up() {
 # nfs_down: stop nfsd (its listeners go), unexport (also after a failure).
 nfs_down() {
 	local exp=$TEST_TMP/export
+	local -
+	set +e
 	[ -e /proc/fs/nfsd/threads ] && rpc.nfsd 0 2>/dev/null
 	exportfs -ua 2>/dev/null
 	mountpoint -q "$exp" && umount -l "$exp"
@@ -122,10 +135,11 @@ nfs_down() {
 # and "cached" (through the page cache); MODE read: compare both with it
 # (again by direct I/O); then unmount.
 nfs_client() {
-	local a=$1 mnt=$TEST_TMP/mnt data=$TEST_TMP/data
-	[[ $a == *:* ]] && a="[$a]"
+	local a=$1 mnt=$TEST_TMP/mnt data=$TEST_TMP/data proto=rdma
+	# mount.nfs resolves the server in the family of proto= only.
+	[[ $a == *:* ]] && a="[$a]" && proto=rdma6
 	mkdir -p "$mnt"
-	if ! timeout 60 mount -t nfs -o "rdma,port=$2,vers=3,nolock" \
+	if ! timeout 60 mount -t nfs -o "proto=$proto,port=$2,vers=3,nolock" \
 		"$a:$TEST_TMP/export" "$mnt"; then
 		echo "mount $a:$TEST_TMP/export over RDMA failed"
 		dmesg | grep -i -E 'rpcrdma|svcrdma|nfs|softrdma' | tail -n 20

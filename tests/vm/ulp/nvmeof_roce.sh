@@ -2,8 +2,7 @@
 # NVMe over Fabrics over softroce: nvmet-rdma and nvme-rdma on sr0 (the
 # RDMA CM over its GSI QP), fio writing and verifying (crc32c) 8 MiB.
 #
-# Not in a layer yet (run it by name): it does not pass. The host
-# connects but no namespace ever appears.
+# layers: stock
 # timeout: 300
 test_nvmeof_roce() {
 	trap nvmeof_down EXIT
