@@ -10,7 +10,6 @@
 # Not in a layer yet (run it by name): written at the deadline, not yet
 # seen passing as it stands (see its commit).
 #
-
 # timeout: 180
 test_ucx_roce() {
 	local tl t

@@ -8,7 +8,6 @@
 # Not in a layer yet (run it by name): written at the deadline, not yet
 # seen passing as it stands (see its commit).
 #
-
 # timeout: 240
 test_ucx_ucp_roce() {
 	local tls
