@@ -69,6 +69,17 @@ enum softrdma_cqe_flags {
 };
 
 /*
+ * How a datagram arrived (softrdma_cqe.network_hdr_type of a completion
+ * with SOFTRDMA_CQE_GRH): the kernel's enum rdma_network_type.
+ */
+enum softrdma_network_type {
+	SOFTRDMA_NETWORK_IB = 0,
+	SOFTRDMA_NETWORK_ROCE_V1 = 1,
+	SOFTRDMA_NETWORK_IPV4 = 2,
+	SOFTRDMA_NETWORK_IPV6 = 3,
+};
+
+/*
  * Completion queue entry. status and opcode carry the verbs values, which
  * are the same numbers in the kernel (IB_WC_*) and in libibverbs (IBV_WC_*).
  */
@@ -86,7 +97,7 @@ struct softrdma_cqe {
 	__u16 slid;
 	__u8 sl;
 	__u8 dlid_path_bits;
-	__u8 network_hdr_type;
+	__u8 network_hdr_type;	/* enum softrdma_network_type */
 	__u8 reserved0;
 	__u8 smac[6];
 	__u16 vlan_id;

@@ -25,6 +25,32 @@ std::optional<RingView> RingView::make(std::span<std::byte> mem,
 			num_slots, slot_size);
 }
 
+namespace {
+
+// The service level a datagram's completion reports. RoCEv2 carries no SL
+// on the wire, and verbs have no field for the network header type of a
+// received datagram (the kernel's ib_wc has network_hdr_type, ibv_wc does
+// not). mlx5 reports that type in the low three bits of the SL of a RoCE
+// completion (1: IPv6, 2: IPv4), and UCX's ud_verbs reads it there: from
+// it, it takes where in the 40-byte GRH the destination address lies (an
+// IPv4 header's last 4 bytes, or an IPv6 header's last 16) and drops
+// datagrams whose destination is not one of its GIDs. Over IPv4 an SL of
+// 0 makes it read 16 bytes of the IPv4 header as the GID and drop every
+// datagram; so the SL says what mlx5's would.
+std::uint8_t datagram_sl(const softrdma_cqe &cqe) noexcept
+{
+	switch (cqe.network_hdr_type) {
+	case SOFTRDMA_NETWORK_IPV4:
+		return 2;
+	case SOFTRDMA_NETWORK_IPV6:
+		return 1;
+	default:
+		return cqe.sl;
+	}
+}
+
+} // namespace
+
 void cqe_to_wc(const softrdma_cqe &cqe, ibv_wc &wc) noexcept
 {
 	wc = ibv_wc{};
@@ -47,8 +73,10 @@ void cqe_to_wc(const softrdma_cqe &cqe, ibv_wc &wc) noexcept
 		flags |= IBV_WC_WITH_INV;
 		wc.invalidated_rkey = cqe.imm_data;
 	}
-	if (cqe.flags & SOFTRDMA_CQE_GRH)
+	if (cqe.flags & SOFTRDMA_CQE_GRH) {
 		flags |= IBV_WC_GRH;
+		wc.sl = datagram_sl(cqe);
+	}
 	wc.wc_flags = flags;
 }
 

@@ -341,7 +341,7 @@ TEST(VerbsEx, UdCompletionFields)
 	e.slid = 0x1234;
 	e.sl = 5;
 	e.dlid_path_bits = 0x7f;
-	e.network_hdr_type = 2;
+	e.network_hdr_type = SOFTRDMA_NETWORK_IB; // the SL as it came
 
 	ibv_wc wc{};
 	softrdma::cqe_to_wc(e, wc);
@@ -376,6 +376,48 @@ TEST(VerbsEx, UdCompletionFields)
 	ASSERT_EQ(c->next_poll(c), 0);
 	EXPECT_EQ(c->read_wc_flags(c), unsigned{IBV_WC_WITH_IMM});
 	EXPECT_EQ(c->read_src_qp(c), 0U);
+	c->end_poll(c);
+	g_cq = nullptr;
+}
+
+// A datagram over RoCEv2: its SL says how it came, as mlx5's does (IPv4 2,
+// IPv6 1), where UCX's ud_verbs looks for it, through ibv_wc and the
+// ibv_cq_ex readers alike; a completion without a GRH keeps its SL.
+TEST(VerbsEx, RoceDatagramSlIsNetworkType)
+{
+	softrdma_cqe e{};
+	e.wr_id = 1;
+	e.status = IBV_WC_SUCCESS;
+	e.opcode = IBV_WC_RECV;
+	e.flags = SOFTRDMA_CQE_GRH;
+	e.sl = 0;
+	e.network_hdr_type = SOFTRDMA_NETWORK_IPV4;
+
+	ibv_wc wc{};
+	softrdma::cqe_to_wc(e, wc);
+	EXPECT_EQ(wc.sl, 2U);
+	EXPECT_EQ(wc.wc_flags, unsigned{IBV_WC_GRH});
+	e.network_hdr_type = SOFTRDMA_NETWORK_IPV6;
+	softrdma::cqe_to_wc(e, wc);
+	EXPECT_EQ(wc.sl, 1U);
+	e.flags = 0; // network_hdr_type means nothing without a GRH
+	e.sl = 3;
+	softrdma::cqe_to_wc(e, wc);
+	EXPECT_EQ(wc.sl, 3U);
+
+	TestCq t;
+	g_cq = &t;
+	ibv_cq_ex *c = &t.cqx;
+	e.flags = SOFTRDMA_CQE_GRH;
+	e.network_hdr_type = SOFTRDMA_NETWORK_IPV4;
+	t.produce(e);
+	e.network_hdr_type = SOFTRDMA_NETWORK_IPV6;
+	t.produce(e);
+	ibv_poll_cq_attr attr{};
+	ASSERT_EQ(c->start_poll(c, &attr), 0);
+	EXPECT_EQ(c->read_sl(c), 2U);
+	ASSERT_EQ(c->next_poll(c), 0);
+	EXPECT_EQ(c->read_sl(c), 1U);
 	c->end_poll(c);
 	g_cq = nullptr;
 }

@@ -12,6 +12,7 @@ lib=$(dirname "$0")
 . "$lib/roce.sh"
 . "$lib/iwarp.sh"
 . "$lib/ulp.sh"
+. "$lib/ucx.sh"
 # shellcheck source=/dev/null
 . "$1"
 set -e
