@@ -8,12 +8,21 @@
 // the MTU (IBV_WC_LOC_LEN_ERR, the sends behind it flushed, the QP then in
 // SQE, receiving still; back to RTS, it sends again).
 //
-// usage: verbs_ud DEV_A GID_A DEV_B GID_B (GIDs as IPv6 text, v4-mapped or not)
+// With --mcast MGID, multicast instead: A sends to the group MGID
+// (::ffff:224.x.y.z or ff..), to which both QPs of B and A's second QP are
+// attached; every attached QP whose Q_Key matches gets each datagram
+// (bytes, GRH and source QP compared), A's own by loopback; a QP detached
+// gets nothing more; the IP group is joined on A's netdev while a QP is
+// attached, left after the last detach; bad attaches and detaches fail.
+//
+// usage: verbs_ud DEV_A GID_A DEV_B GID_B [--mcast MGID]
+// (GIDs as IPv6 text, v4-mapped or not)
 #include <infiniband/verbs.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -28,6 +37,7 @@
 #include "rc_pair.hpp"
 
 using vmtest::check;
+using vmtest::check_errno;
 
 namespace {
 
@@ -204,6 +214,174 @@ bool grh_ok(const std::uint8_t *g, const UdSide &a, const UdSide &b)
 	       !std::memcmp(ip + 16, b.gid.raw + 12, 4);
 }
 
+// Is the IP multicast group of @mgid joined on some netdev of this
+// process's network namespace (/proc/net/igmp or igmp6)?
+bool ip_joined(const ibv_gid &mgid)
+{
+	const bool v4 = IN6_IS_ADDR_V4MAPPED(reinterpret_cast<const in6_addr *>(mgid.raw));
+	std::ifstream f(v4 ? "/proc/net/igmp" : "/proc/net/igmp6");
+	char want[40];
+	if (v4) {
+		// The group as the kernel prints it: %08X of the __be32.
+		std::uint32_t a = 0;
+		std::memcpy(&a, mgid.raw + 12, 4);
+		std::snprintf(want, sizeof(want), "%08X", a);
+	} else {
+		for (int i = 0; i < 16; ++i)
+			std::snprintf(want + 2 * i, 3, "%02x", mgid.raw[i]);
+	}
+	std::string line;
+	while (std::getline(f, line))
+		if (line.find(want) != std::string::npos)
+			return true;
+	return false;
+}
+
+bool is_v4(const ibv_gid &gid)
+{
+	return IN6_IS_ADDR_V4MAPPED(reinterpret_cast<const in6_addr *>(gid.raw));
+}
+
+// A QP that may receive from the group, its side and its buffer offset.
+struct McRx {
+	UdSide *side;
+	ibv_qp *qp;
+	std::size_t off;
+};
+
+// One multicast round: a receive posted on every QP of @rx (wr_id: its QP
+// number), @len bytes sent from A's QP to the group through @mah. Each QP
+// of @want gets the datagram (bytes, source QP and the group as GRH
+// destination checked), the others nothing.
+void mcast_round(UdSide &a, ibv_ah *mah, const ibv_gid &mgid, const std::vector<McRx> &rx,
+		 const std::vector<ibv_qp *> &want, std::uint32_t len, const std::string &what)
+{
+	static std::uint32_t round;
+	++round;
+	for (std::size_t i = 0; i < len; ++i)
+		a.buf[i] = static_cast<std::uint8_t>(i * 13 + round);
+	for (const McRx &r : rx) {
+		std::memset(r.side->buf.data() + r.off, 0xee, 2048);
+		check(!r.side->post_recv(r.qp, r.off, 2048, r.qp->qp_num),
+		      what + ": post a receive on QP " + std::to_string(r.qp->qp_num));
+	}
+	ibv_sge sge{reinterpret_cast<std::uintptr_t>(a.buf.data()), len, a.mr->lkey};
+	ibv_send_wr wr{};
+	ibv_send_wr *bad = nullptr;
+	wr.wr_id = 1000 + round;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = mah;
+	wr.wr.ud.remote_qpn = 0xffffff;
+	wr.wr.ud.remote_qkey = kQkeyB;
+	check(!ibv_post_send(a.qp, &wr, &bad), what + ": post a send of " + std::to_string(len) +
+						       " B to the group");
+
+	// Every completion of both CQs for 300 ms after the last one.
+	std::vector<ibv_wc> got;
+	auto last = std::chrono::steady_clock::now();
+	while (std::chrono::steady_clock::now() - last < std::chrono::milliseconds(300)) {
+		ibv_wc wc{};
+		bool any = false;
+		for (const McRx &r : rx)
+			if (ibv_poll_cq(r.side->cq, 1, &wc) == 1) {
+				got.push_back(wc);
+				any = true;
+			}
+		if (ibv_poll_cq(a.cq, 1, &wc) == 1) {
+			got.push_back(wc);
+			any = true;
+		}
+		if (any)
+			last = std::chrono::steady_clock::now();
+	}
+	bool sent = false;
+	std::vector<ibv_qp *> received;
+	for (const ibv_wc &wc : got) {
+		if (wc.wr_id == wr.wr_id) {
+			sent = wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_SEND;
+			continue;
+		}
+		const McRx *r = nullptr;
+		for (const McRx &x : rx)
+			if (x.qp->qp_num == wc.wr_id && x.qp->qp_num == wc.qp_num)
+				r = &x;
+		const std::string q = what + ": QP " + std::to_string(wc.qp_num);
+		check(r && std::find(want.begin(), want.end(), r->qp) != want.end(),
+		      q + " is meant to receive");
+		if (!r)
+			continue;
+		received.push_back(r->qp);
+		check(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
+			      wc.byte_len == kGrh + len && wc.src_qp == a.qp->qp_num &&
+			      (wc.wc_flags & IBV_WC_GRH),
+		      q + " receives " + std::to_string(len) + " B from A's QP (" +
+			      ibv_wc_status_str(wc.status) + ")");
+		const std::uint8_t *g = r->side->buf.data() + r->off;
+		const bool dst_ok = is_v4(mgid) ? !std::memcmp(g + 36, mgid.raw + 12, 4)
+						: !std::memcmp(g + 24, mgid.raw, 16);
+		check(dst_ok, q + ": the GRH's destination is the group");
+		check(!std::memcmp(g + kGrh, a.buf.data(), len), q + ": the bytes arrived");
+	}
+	check(sent, what + ": the send completes");
+	for (ibv_qp *w : want)
+		check(std::count(received.begin(), received.end(), w) == 1,
+		      what + ": QP " + std::to_string(w->qp_num) + " got it once");
+}
+
+// Multicast: A's QP sends to the group; B's two QPs and A's second QP
+// are attached.
+int mcast(UdSide &a, UdSide &b, const char *mgid_text)
+{
+	ibv_gid mgid{};
+	check(inet_pton(AF_INET6, mgid_text, mgid.raw) == 1, std::string("group ") + mgid_text);
+	ibv_ah_attr aa{};
+	aa.is_global = 1;
+	aa.port_num = 1;
+	aa.grh.dgid = mgid;
+	aa.grh.sgid_index = static_cast<std::uint8_t>(a.gid_index);
+	aa.grh.hop_limit = 64;
+	ibv_ah *mah = ibv_create_ah(a.pd, &aa);
+	check(mah != nullptr, "address handle to the group");
+	if (vmtest::failures)
+		return vmtest::summary();
+
+	// Bad input: not a multicast GID; a detach never attached.
+	check_errno(ibv_attach_mcast(b.qp, &a.gid, 0), EINVAL, "attach to a unicast GID");
+	check_errno(ibv_detach_mcast(b.qp, &mgid, 0), EINVAL, "detach never attached");
+	check(!ip_joined(mgid), "the IP group is not joined on A's side before");
+	for (ibv_qp *q : {b.qp, b.sqp, a.sqp})
+		check(!ibv_attach_mcast(q, &mgid, 0), "attach QP " + std::to_string(q->qp_num));
+	check(!ibv_attach_mcast(a.sqp, &mgid, 0), "attach again: no error");
+	check(ip_joined(mgid), "the IP group is joined on A's side");
+
+	const std::vector<McRx> rx{{&b, b.qp, 2048}, {&b, b.sqp, 4096}, {&a, a.sqp, 4096}};
+	// A's second QP has A's Q_Key: the datagram (B's) is not for it.
+	const long qk = a.counter("rx_qkey_drops");
+	mcast_round(a, mah, mgid, rx, {b.qp, b.sqp}, 100, "both of B");
+	check(a.counter("rx_qkey_drops") == qk + 1, "A's QP dropped it for its Q_Key, counted");
+	ibv_qp_attr at{};
+	at.qkey = kQkeyB;
+	check(!ibv_modify_qp(a.sqp, &at, IBV_QP_QKEY), "A's second QP takes B's Q_Key");
+	ibv_port_attr pa{};
+	check(!ibv_query_port(a.ctx, 1, &pa), "query port");
+	const std::uint32_t mtu = 128U << pa.active_mtu;
+	for (std::uint32_t len : {0U, 1U, 777U, mtu})
+		mcast_round(a, mah, mgid, rx, {b.qp, b.sqp, a.sqp}, len,
+			    "all three, A's by loopback");
+	check(!ibv_detach_mcast(b.qp, &mgid, 0), "detach B's first QP");
+	check_errno(ibv_detach_mcast(b.qp, &mgid, 0), EINVAL, "detach it again");
+	mcast_round(a, mah, mgid, rx, {b.sqp, a.sqp}, 300, "after a detach");
+	check(!ibv_detach_mcast(b.sqp, &mgid, 0), "detach B's second QP");
+	check(!ibv_detach_mcast(a.sqp, &mgid, 0), "detach A's second QP");
+	check(!ip_joined(mgid), "the IP group is left on A's side");
+	mcast_round(a, mah, mgid, rx, {}, 50, "after all detached");
+	ibv_destroy_ah(mah);
+	return vmtest::summary();
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -222,6 +400,8 @@ int main(int argc, char **argv)
 	check(b.make_ah(a), "address handle B -> A");
 	if (vmtest::failures)
 		return vmtest::summary();
+	if (argc == 7 && std::string(argv[5]) == "--mcast")
+		return mcast(a, b, argv[6]);
 	ibv_port_attr pa{};
 	check(!ibv_query_port(a.ctx, 1, &pa), "query port");
 	const std::uint32_t mtu = 128U << pa.active_mtu;
