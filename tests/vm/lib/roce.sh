@@ -152,29 +152,31 @@ udaddy_run() {
 # SIZE bytes to it (after its join, mckey waits 3 s). Every receiver must
 # have had COUNT completions and exit 0 (mckey waits for exactly COUNT).
 # With MCKEY_SENDONLY=1 the sender joins as a send-only full member (not
-# attached: nothing loops back to it).
+# attached: nothing loops back to it); MCKEY_OPTS are more options for
+# every mckey (-l: QPs made with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB).
 mckey_run() {
 	local grp=$1 count=$2 size=$3 sns=$4 sip=$5 pids=() i=0 j rc=0 log
-	local sopt=(-s)
+	local sopt=(-s) opts
+	read -r -a opts <<<"${MCKEY_OPTS:-}"
 	[ -z "${MCKEY_SENDONLY:-}" ] || sopt+=(-o)
 	shift 5
 	while [ $# -ge 2 ]; do
 		# shellcheck disable=SC2046 # the prefix splits into words
-		$(ns_pre "$1") timeout 60 mckey -m "$grp" -b "$2" -C "$count" -S "$size" \
-			>"$TEST_TMP/mckey-r$i.log" 2>&1 &
+		$(ns_pre "$1") timeout 30 mckey -m "$grp" -b "$2" -C "$count" -S "$size" \
+			${opts[@]+"${opts[@]}"} >"$TEST_TMP/mckey-r$i.log" 2>&1 &
 		pids+=($!)
 		i=$((i + 1))
 		shift 2
 	done
 	for ((j = 0; j < i; j++)); do
-		wait_for 30 grep -q "joined dgid" "$TEST_TMP/mckey-r$j.log" || {
+		wait_for 15 grep -q "joined dgid" "$TEST_TMP/mckey-r$j.log" || {
 			echo "mckey receiver $j did not join"
 			rc=1
 		}
 	done
 	# shellcheck disable=SC2046
-	$(ns_pre "$sns") timeout 60 mckey -m "$grp" -b "$sip" "${sopt[@]}" -C "$count" -S "$size" \
-		>"$TEST_TMP/mckey-s.log" 2>&1 || {
+	$(ns_pre "$sns") timeout 20 mckey -m "$grp" -b "$sip" "${sopt[@]}" -C "$count" -S "$size" \
+		${opts[@]+"${opts[@]}"} >"$TEST_TMP/mckey-s.log" 2>&1 || {
 		echo "mckey sender: exit $?"
 		cat "$TEST_TMP/mckey-s.log"
 		rc=1
