@@ -28,6 +28,7 @@
 #include <netinet/in.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -361,8 +362,10 @@ ibv_qp *make_qp_ex(UdSide &s, std::uint32_t flags, std::uint32_t qkey)
 		ia.create_flags = flags;
 	}
 	ibv_qp *q = ibv_create_qp_ex(s.ctx, &ia);
-	if (!q)
+	if (!q) {
+		std::fprintf(stderr, "ibv_create_qp_ex: %s\n", std::strerror(errno));
 		return nullptr;
+	}
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
@@ -372,8 +375,10 @@ ibv_qp *make_qp_ex(UdSide &s, std::uint32_t flags, std::uint32_t qkey)
 	a.qp_state = IBV_QPS_RTR;
 	ok = ok && !ibv_modify_qp(q, &a, IBV_QP_STATE);
 	a.qp_state = IBV_QPS_RTS;
-	ok = ok && !ibv_modify_qp(q, &a, IBV_QP_STATE);
+	a.sq_psn = 0x456;
+	ok = ok && !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 	if (!ok) {
+		std::fprintf(stderr, "ibv_modify_qp: %s\n", std::strerror(errno));
 		ibv_destroy_qp(q);
 		return nullptr;
 	}
@@ -442,7 +447,8 @@ int mcast(UdSide &a, UdSide &b, const char *mgid_text, const char *mgid2_text)
 	check(mah != nullptr, "address handle to the group");
 	// A QP that never gets what it sends itself, with B's Q_Key.
 	ibv_qp *blk = make_qp_ex(a, IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, kQkeyB);
-	check(blk != nullptr, "UD QP with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB");
+	check(blk != nullptr, std::string("UD QP with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB (") +
+				      (blk ? "made" : std::strerror(errno)) + ")");
 	if (vmtest::failures)
 		return vmtest::summary();
 
