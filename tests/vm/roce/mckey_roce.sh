@@ -9,7 +9,8 @@
 # the IP groups are left. The datagrams on the wire decode cleanly, go to
 # QP 0xFFFFFF at a multicast MAC, ICRCs good.
 #
-# layers: stock
+# Not in a layer yet (run it by name): never run against this code (no lab
+# time before the deadline). An earlier attempt hung here.
 # timeout: 90
 test_mckey_roce() {
 	rc_pair

@@ -9,7 +9,10 @@
 # destruction. On the wire the datagrams go to QP 0xFFFFFF with a
 # multicast MAC, decode cleanly in Wireshark and carry good ICRCs.
 #
-# layers: stock
+# Not in a layer yet (run it by name): not seen passing. Its first lab run
+# failed at creating the IBV_QP_CREATE_BLOCK_SELF_MCAST_LB QP (the test
+# left out the SQ PSN on RTR->RTS: EINVAL, fixed since); the run after the
+# fix never got the lab before the deadline.
 # timeout: 90
 test_ud_mcast() {
 	rc_pair
