@@ -35,6 +35,8 @@ SR_RESP(usr_create_cq_resp, ib_uverbs_create_cq_resp, softrdma_create_cq_resp);
 SR_RESP(usr_create_cq_ex_resp, ib_uverbs_ex_create_cq_resp,
 	softrdma_create_cq_resp);
 SR_RESP(usr_create_qp_resp, ib_uverbs_create_qp_resp, softrdma_create_qp_resp);
+SR_RESP(usr_create_qp_ex_resp, ib_uverbs_ex_create_qp_resp,
+	softrdma_create_qp_resp);
 SR_RESP(usr_create_srq_resp, ib_uverbs_create_srq_resp,
 	softrdma_create_srq_resp);
 SR_RESP(usr_create_ah_resp, ib_uverbs_create_ah_resp, softrdma_create_ah_resp);
@@ -448,11 +450,22 @@ static int sr_create_qp_ex_cmd(void *obj, void *args)
 	struct sr_qp *qp = obj;
 	struct usr_create_qp_resp resp = {};
 	struct ibv_create_qp cmd = {};
+	struct usr_create_qp_ex_resp resp2 = {};
+	struct ibv_create_qp_ex cmd2 = {};
 	int ret;
 
-	ret = ibv_cmd_create_qp_ex(a->context, &qp->vqp, a->attr_ex, &cmd,
-				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
-	a->drv = resp.drv;
+	if (!(a->attr_ex->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)) {
+		ret = ibv_cmd_create_qp_ex(a->context, &qp->vqp, a->attr_ex,
+					   &cmd, sizeof(cmd), &resp.ibv_resp,
+					   sizeof(resp));
+		a->drv = resp.drv;
+		return ret;
+	}
+	/* Creation flags go by the extended command only. */
+	ret = ibv_cmd_create_qp_ex2(a->context, &qp->vqp, a->attr_ex, &cmd2,
+				    sizeof(cmd2), &resp2.ibv_resp,
+				    sizeof(resp2));
+	a->drv = resp2.drv;
 	return ret;
 }
 
@@ -783,6 +796,9 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.post_srq_recv = sr_post_srq_recv,
 	.create_ah = sr_create_ah,
 	.destroy_ah = sr_destroy_ah,
+	/* The kernel keeps the groups; iWARP devices answer EOPNOTSUPP. */
+	.attach_mcast = ibv_cmd_attach_mcast,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sr_free_context,
 };
 

@@ -70,8 +70,12 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if ((init->qp_type != IB_QPT_RC &&
 	     (init->qp_type >= 32 ||
 	      !(BIT(init->qp_type) & sdev->transport->qp_types))) ||
-	    (init->qp_type == IB_QPT_GSI && (udata || init->port_num != 1)) ||
-	    init->create_flags)
+	    (init->qp_type == IB_QPT_GSI && (udata || init->port_num != 1)))
+		return -EOPNOTSUPP;
+	/* Creation flags: those the transport takes, for UD QPs only. */
+	if (init->create_flags &&
+	    ((init->create_flags & ~sdev->transport->ud_create_flags) ||
+	     init->qp_type != IB_QPT_UD))
 		return -EOPNOTSUPP;
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
@@ -105,6 +109,7 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->scq = to_scq(init->send_cq);
 	qp->rcq = to_scq(init->recv_cq);
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->create_flags = init->create_flags;
 	qp->user = !!udata;
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
@@ -136,8 +141,9 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		ret = xa_insert(&sdev->qps, qpn, qp, GFP_KERNEL);
 	else
 		ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
+				      /* 0xffffff names multicast groups. */
 				      XA_LIMIT(SOFTRDMA_QPN_MIN,
-					       SOFTRDMA_QPN_MAX),
+					       SOFTRDMA_QPN_MAX - 1),
 				      &sdev->next_qpn, GFP_KERNEL);
 	if (ret < 0)
 		goto err_rq;
@@ -537,6 +543,7 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->recv_cq = ibqp->recv_cq;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
 					     IB_SIGNAL_REQ_WR;
+	init->create_flags = qp->create_flags;
 	return 0;
 }
 

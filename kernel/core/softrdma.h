@@ -84,6 +84,7 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_RX_QKEY_DROPS,	/* UD: the Q_Key did not match */
 	SOFTRDMA_CNT_RX_UD_NO_RECV,	/* UD: no receive WQE posted */
 	SOFTRDMA_CNT_RX_UC_DROPS,	/* UC: packets and messages dropped */
+	SOFTRDMA_CNT_RX_MCAST_DROPS,	/* UD: to no group attached here */
 	SOFTRDMA_NUM_COUNTERS
 };
 
@@ -224,6 +225,7 @@ struct softrdma_qp {
 	u32 rq_max_sge;
 	u32 max_inline;
 	bool sq_sig_all;
+	u32 create_flags;		/* IB_QP_CREATE_* it was made with */
 	bool sqd_notify;		/* SQ_DRAINED event still to send */
 	bool user;			/* rings mapped into a process */
 	/* Kernel QPs: the verbs write the rings under these locks. */

@@ -29,6 +29,8 @@ struct softrdma_transport {
 	bool ip_gids;
 	/* QP types it takes beyond RC, which all do: BIT(IB_QPT_*). */
 	u32 qp_types;
+	/* IB_QP_CREATE_* flags its UD QPs take (none for other types). */
+	u32 ud_create_flags;
 
 	/* Module load and unload; in table order, unwound in reverse. */
 	int (*init)(void);

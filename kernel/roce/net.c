@@ -8,6 +8,7 @@
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/slab.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
@@ -174,24 +175,38 @@ static void softrdma_roce_sock_put(struct net *net)
 
 /*
  * A new softroce device holds the UDP sockets of its netdev's namespace,
- * remembered as the device's transport_priv: the netdev may move on.
+ * remembered in its transport_priv (the netdev may move on), and keeps
+ * its multicast groups there.
  */
 int softrdma_roce_dev_init(struct softrdma_dev *sdev)
 {
 	struct net *net = dev_net(sdev->netdev);
+	struct softrdma_roce_dev *rdev;
 	int ret;
 
+	rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
+	if (!rdev)
+		return -ENOMEM;
 	ret = softrdma_roce_sock_get(net);
-	if (ret)
+	if (ret) {
+		kfree(rdev);
 		return ret;
-	sdev->transport_priv = net;
+	}
+	rdev->net = net;
+	softrdma_mcast_init(rdev);
+	sdev->transport_priv = rdev;
 	return 0;
 }
 
 void softrdma_roce_dev_exit(struct softrdma_dev *sdev)
 {
-	if (sdev->transport_priv)
-		softrdma_roce_sock_put(sdev->transport_priv);
+	struct softrdma_roce_dev *rdev = to_rdev(sdev);
+
+	if (!rdev)
+		return;
+	softrdma_mcast_exit(sdev);
+	softrdma_roce_sock_put(rdev->net);
+	kfree(rdev);
 	sdev->transport_priv = NULL;
 }
 

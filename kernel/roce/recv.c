@@ -3,12 +3,24 @@
  * RoCEv2 receive dispatch: a packet from the UDP socket (net.c) is checked
  * (ICRC), matched to its device and QP, and handed, under qp->lock, to the
  * completer (responses and acknowledgments) or the responder (requests),
- * if the QP's state lets it take the packet; a UD or the GSI QP's to ud.c.
+ * if the QP's state lets it take the packet; a UD or the GSI QP's to ud.c,
+ * a multicast group's to mcast.c.
  */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/ipv6.h>
 
 #include "softrdma.h"
 #include "roce.h"
+
+/* Is @skb addressed to an IP multicast group? */
+static bool softrdma_rx_to_group(struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ipv4_is_multicast(ip_hdr(skb)->daddr);
+	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+}
 
 /* A RoCEv2 packet for us: @skb->data is the UDP header. Consumes @skb. */
 void softrdma_rx_dispatch(struct sk_buff *skb)
@@ -38,6 +50,18 @@ void softrdma_rx_dispatch(struct sk_buff *skb)
 	rcu_read_lock();
 	ndev = softrdma_roce_rx_netdev(skb);
 	sdev = ndev ? softrdma_dev_by_netdev(ndev, &softrdma_roce_transport) : NULL;
+	if (sdev && (qpn == SOFTRDMA_MCAST_QPN || softrdma_rx_to_group(skb))) {
+		/*
+		 * To a group: to every QP attached to it (mcast.c). A group
+		 * is reached through QP 0xFFFFFF only (IBTA 10.5.1).
+		 */
+		if (qpn == SOFTRDMA_MCAST_QPN)
+			softrdma_mcast_rcv(sdev, skb);
+		else
+			softrdma_count(sdev, SOFTRDMA_CNT_RX_MCAST_DROPS);
+		rcu_read_unlock();
+		goto drop;
+	}
 	if (sdev) {
 		qp = xa_load(&sdev->qps, qpn);
 		if (qp && !refcount_inc_not_zero(&qp->refs))

@@ -30,6 +30,8 @@ static const struct ib_device_ops softrdma_roce_ops = {
 	.create_user_ah = softrdma_create_ah,
 	.destroy_ah = softrdma_destroy_ah,
 	.query_ah = softrdma_query_ah,
+	.attach_mcast = softrdma_attach_mcast,
+	.detach_mcast = softrdma_detach_mcast,
 
 	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
 	/* An AH's route follows the core's AH: see roce.h. */
@@ -46,6 +48,9 @@ static void softrdma_roce_query_device(struct softrdma_dev *sdev,
 	/* IBTA 1.5 (resp.c); no persistent memory, so no FLUSH_PERSISTENT. */
 	attr->device_cap_flags |= IB_DEVICE_FLUSH_GLOBAL |
 				  IB_DEVICE_ATOMIC_WRITE;
+	attr->max_mcast_grp = SOFTRDMA_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SOFTRDMA_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SOFTRDMA_MAX_MCAST_TOTAL_ATTACH;
 }
 
 /*
@@ -184,6 +189,12 @@ static int softrdma_roce_qp_init(struct softrdma_qp *qp)
 	return ret;
 }
 
+/* Before destroy waits for the QP: off every multicast group. */
+static void softrdma_roce_qp_teardown(struct softrdma_qp *qp)
+{
+	softrdma_mcast_qp_gone(qp);
+}
+
 static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
@@ -204,6 +215,8 @@ const struct softrdma_transport softrdma_roce_transport = {
 	.port_cap_flags = IB_PORT_CM_SUP,
 	.ip_gids = true,
 	.qp_types = BIT(IB_QPT_UC) | BIT(IB_QPT_UD) | BIT(IB_QPT_GSI),
+	/* mcast.c keeps a QP's own multicast datagrams from it. */
+	.ud_create_flags = IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK,
 
 	.init = softrdma_roce_init,
 	.exit = softrdma_roce_exit,
@@ -213,6 +226,7 @@ const struct softrdma_transport softrdma_roce_transport = {
 	.ah_init = softrdma_roce_ah_init,
 
 	.qp_init = softrdma_roce_qp_init,
+	.qp_teardown = softrdma_roce_qp_teardown,
 	.qp_cleanup = softrdma_roce_qp_cleanup,
 	.req_run = softrdma_roce_req_run,
 	.req_pending = softrdma_roce_req_pending,

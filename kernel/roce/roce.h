@@ -9,6 +9,8 @@
 
 #include <linux/build_bug.h>
 #include <linux/in6.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
 #include <asm/byteorder.h>
 
@@ -257,6 +259,33 @@ struct softrdma_roce_net {
 	u32 flow_label;
 };
 
+/*
+ * Multicast limits (mcast.c): groups per device, QPs per group,
+ * attachments per device.
+ */
+#define SOFTRDMA_MAX_MCAST_GRP		1024
+#define SOFTRDMA_MAX_MCAST_QP_ATTACH	64
+#define SOFTRDMA_MAX_MCAST_TOTAL_ATTACH	4096
+/* The destination QP of a datagram to a multicast group (IBTA 10.5.1). */
+#define SOFTRDMA_MCAST_QPN		0xffffff
+
+/*
+ * A softroce device's own state (its transport_priv): the network
+ * namespace whose UDP sockets it holds (net.c), its multicast groups.
+ */
+struct softrdma_roce_dev {
+	struct net *net;
+	struct mutex mc_lock;		/* changes to mcgs and their QPs */
+	struct list_head mcgs;		/* softrdma_mcg (mcast.c), RCU */
+	u32 num_mcgs;
+	u32 num_attached;		/* QP attachments over all groups */
+};
+
+static inline struct softrdma_roce_dev *to_rdev(struct softrdma_dev *sdev)
+{
+	return sdev->transport_priv;
+}
+
 /* A RoCE address handle: the core's, then its route (roce.c). */
 struct softrdma_roce_ah {
 	struct softrdma_ah ah;
@@ -381,6 +410,14 @@ void softrdma_ud_rcv(struct softrdma_qp *qp, struct sk_buff *skb);
 /* uc.c: the UC responder */
 void softrdma_uc_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
 		     u8 *p, u32 len);
+
+/* mcast.c: multicast groups */
+void softrdma_mcast_init(struct softrdma_roce_dev *rdev);
+void softrdma_mcast_exit(struct softrdma_dev *sdev);
+int softrdma_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int softrdma_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void softrdma_mcast_qp_gone(struct softrdma_qp *qp);
+void softrdma_mcast_rcv(struct softrdma_dev *sdev, struct sk_buff *skb);
 
 /* recv.c: receive dispatch */
 void softrdma_rx_dispatch(struct sk_buff *skb);

@@ -312,8 +312,13 @@ extern "C" void softrdma_cq_ex_init(struct ibv_cq_ex *cqx)
 
 extern "C" int softrdma_qp_ex_check(const struct ibv_qp_init_attr_ex *attr, bool iwarp)
 {
-	constexpr std::uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	constexpr std::uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+					IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	if (attr->comp_mask & ~known)
+		return EOPNOTSUPP;
+	// One creation flag, for UD QPs (the kernel checks the type).
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    (attr->create_flags & ~static_cast<std::uint32_t>(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB)))
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (attr->send_ops_flags & ~send_ops(attr->qp_type, iwarp)))

@@ -8,12 +8,27 @@
 // the MTU (IBV_WC_LOC_LEN_ERR, the sends behind it flushed, the QP then in
 // SQE, receiving still; back to RTS, it sends again).
 //
-// usage: verbs_ud DEV_A GID_A DEV_B GID_B (GIDs as IPv6 text, v4-mapped or not)
+// With --mcast MGID MGID2, multicast instead: A sends to the group MGID
+// (::ffff:224.x.y.z or ff..), to which both QPs of B and A's second QP are
+// attached: three receivers on two devices, each its own copy of every
+// datagram (bytes, GRH, source QP compared; a completion matched by device
+// and QP number), A's by loopback, if its Q_Key matches; a QP created with
+// IBV_QP_CREATE_BLOCK_SELF_MCAST_LB gets others' datagrams, not its own; a
+// QP detached gets nothing more; a datagram to the group for a unicast QP
+// number is dropped and counted; the IP group is joined on A's netdev
+// while a QP is attached, left after the last detach; bad attaches and
+// detaches fail with EINVAL. On MGID2: max_mcast_qp_attach QPs attach,
+// one more gets ENOMEM, destroying them leaves the group.
+//
+// usage: verbs_ud DEV_A GID_A DEV_B GID_B [--mcast MGID MGID2]
+// (GIDs as IPv6 text, v4-mapped or not)
 #include <infiniband/verbs.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -28,6 +43,7 @@
 #include "rc_pair.hpp"
 
 using vmtest::check;
+using vmtest::check_errno;
 
 namespace {
 
@@ -204,6 +220,296 @@ bool grh_ok(const std::uint8_t *g, const UdSide &a, const UdSide &b)
 	       !std::memcmp(ip + 16, b.gid.raw + 12, 4);
 }
 
+// Is the IP multicast group of @mgid joined on some netdev of this
+// process's network namespace (/proc/net/igmp or igmp6)?
+bool ip_joined(const ibv_gid &mgid)
+{
+	const bool v4 = IN6_IS_ADDR_V4MAPPED(reinterpret_cast<const in6_addr *>(mgid.raw));
+	std::ifstream f(v4 ? "/proc/net/igmp" : "/proc/net/igmp6");
+	char want[40];
+	if (v4) {
+		// The group as the kernel prints it: %08X of the __be32.
+		std::uint32_t a = 0;
+		std::memcpy(&a, mgid.raw + 12, 4);
+		std::snprintf(want, sizeof(want), "%08X", a);
+	} else {
+		for (int i = 0; i < 16; ++i)
+			std::snprintf(want + 2 * i, 3, "%02x", mgid.raw[i]);
+	}
+	std::string line;
+	while (std::getline(f, line))
+		if (line.find(want) != std::string::npos)
+			return true;
+	return false;
+}
+
+bool is_v4(const ibv_gid &gid)
+{
+	return IN6_IS_ADDR_V4MAPPED(reinterpret_cast<const in6_addr *>(gid.raw));
+}
+
+// A QP that may receive from the group, its side and its buffer offset.
+struct McRx {
+	UdSide *side;
+	ibv_qp *qp;
+	std::size_t off;
+};
+
+// One multicast round: a receive posted on every QP of @rx (wr_id: its
+// index in @rx), @len bytes sent by @from (a QP of @src) to the group
+// through @mah (to QP @dqpn). Each QP of @want gets the datagram once (bytes, source QP
+// and the group as GRH destination checked), the others nothing. QP
+// numbers are per device: a completion is matched by its CQ's side and QP
+// number, and its wr_id must agree.
+void mcast_round(UdSide &src, ibv_qp *from, ibv_ah *mah, const ibv_gid &mgid,
+		 const std::vector<McRx> &rx, const std::vector<ibv_qp *> &want,
+		 std::uint32_t len, const std::string &what, UdSide &other,
+		 std::uint32_t dqpn = 0xffffff)
+{
+	static std::uint32_t round;
+	++round;
+	for (std::size_t i = 0; i < len; ++i)
+		src.buf[i] = static_cast<std::uint8_t>(i * 13 + round);
+	for (std::size_t i = 0; i < rx.size(); ++i) {
+		const McRx &r = rx[i];
+		std::memset(r.side->buf.data() + r.off, 0xee, 2048);
+		check(!r.side->post_recv(r.qp, r.off, 2048, i),
+		      what + ": post a receive on QP " + std::to_string(r.qp->qp_num));
+	}
+	ibv_sge sge{reinterpret_cast<std::uintptr_t>(src.buf.data()), len, src.mr->lkey};
+	ibv_send_wr wr{};
+	ibv_send_wr *bad = nullptr;
+	wr.wr_id = 1000 + round;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = mah;
+	wr.wr.ud.remote_qpn = dqpn;
+	wr.wr.ud.remote_qkey = kQkeyB;
+	check(!ibv_post_send(from, &wr, &bad),
+	      what + ": post a send of " + std::to_string(len) + " B to the group");
+
+	// Every completion of both CQs until 300 ms after the last one.
+	std::vector<std::pair<UdSide *, ibv_wc>> got;
+	auto last = std::chrono::steady_clock::now();
+	while (std::chrono::steady_clock::now() - last < std::chrono::milliseconds(300)) {
+		bool any = false;
+		for (UdSide *s : {&src, &other}) {
+			ibv_wc wc{};
+			if (ibv_poll_cq(s->cq, 1, &wc) == 1) {
+				got.emplace_back(s, wc);
+				any = true;
+			}
+		}
+		if (any)
+			last = std::chrono::steady_clock::now();
+	}
+	bool sent = false;
+	std::vector<ibv_qp *> received;
+	for (const auto &[side, wc] : got) {
+		if (side == &src && wc.qp_num == from->qp_num && wc.wr_id == wr.wr_id) {
+			sent = wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_SEND;
+			continue;
+		}
+		const McRx *r = nullptr;
+		for (const McRx &x : rx)
+			if (x.side == side && x.qp->qp_num == wc.qp_num)
+				r = &x;
+		const std::string q = what + ": " + side->dev + " QP " + std::to_string(wc.qp_num);
+		check(r && std::find(want.begin(), want.end(), r->qp) != want.end(),
+		      q + " is meant to receive");
+		if (!r)
+			continue;
+		check(wc.wr_id == static_cast<std::uint64_t>(r - rx.data()),
+		      q + ": the completion is of its own receive");
+		received.push_back(r->qp);
+		check(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
+			      wc.byte_len == kGrh + len && wc.src_qp == from->qp_num &&
+			      (wc.wc_flags & IBV_WC_GRH),
+		      q + " receives " + std::to_string(len) + " B with a GRH from QP " +
+			      std::to_string(from->qp_num) + " (" + ibv_wc_status_str(wc.status) +
+			      ", " + std::to_string(wc.byte_len) + " B, source QP " +
+			      std::to_string(wc.src_qp) + ")");
+		const std::uint8_t *g = r->side->buf.data() + r->off;
+		const bool dst_ok = is_v4(mgid) ? !std::memcmp(g + 36, mgid.raw + 12, 4)
+						: !std::memcmp(g + 24, mgid.raw, 16);
+		check(dst_ok, q + ": the GRH's destination is the group");
+		check(!std::memcmp(g + kGrh, src.buf.data(), len), q + ": the bytes arrived");
+	}
+	check(sent, what + ": the send completes");
+	for (ibv_qp *w : want)
+		check(std::count(received.begin(), received.end(), w) == 1,
+		      what + ": QP " + std::to_string(w->qp_num) + " got it once");
+}
+
+// A UD QP on @s with its own receive queue, created with @flags through
+// ibv_create_qp_ex (0: no creation flags), taken to RTS with @qkey.
+ibv_qp *make_qp_ex(UdSide &s, std::uint32_t flags, std::uint32_t qkey)
+{
+	ibv_qp_init_attr_ex ia{};
+	ia.send_cq = s.cq;
+	ia.recv_cq = s.cq;
+	ia.qp_type = IBV_QPT_UD;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ia.pd = s.pd;
+	if (flags) {
+		ia.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		ia.create_flags = flags;
+	}
+	ibv_qp *q = ibv_create_qp_ex(s.ctx, &ia);
+	if (!q) {
+		std::fprintf(stderr, "ibv_create_qp_ex: %s\n", std::strerror(errno));
+		return nullptr;
+	}
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = qkey;
+	bool ok = !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
+	a = {};
+	a.qp_state = IBV_QPS_RTR;
+	ok = ok && !ibv_modify_qp(q, &a, IBV_QP_STATE);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x456;
+	ok = ok && !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	if (!ok) {
+		std::fprintf(stderr, "ibv_modify_qp: %s\n", std::strerror(errno));
+		ibv_destroy_qp(q);
+		return nullptr;
+	}
+	return q;
+}
+
+// The limits query_device reports hold: one group takes
+// max_mcast_qp_attach QPs, the next attach fails with ENOMEM; destroying
+// the QPs frees the group (its IP group is left).
+void mcast_limits(UdSide &a, const ibv_gid &mgid)
+{
+	ibv_device_attr da{};
+	check(!ibv_query_device(a.ctx, &da), "query device");
+	check(da.max_mcast_grp > 0 && da.max_mcast_qp_attach > 0 &&
+		      da.max_total_mcast_qp_attach >= da.max_mcast_qp_attach,
+	      "multicast limits: " + std::to_string(da.max_mcast_grp) + " groups, " +
+		      std::to_string(da.max_mcast_qp_attach) + " QPs each, " +
+		      std::to_string(da.max_total_mcast_qp_attach) + " in all");
+	if (da.max_mcast_qp_attach <= 0 || da.max_mcast_qp_attach > 256)
+		return;
+	std::vector<ibv_qp *> qps;
+	for (int i = 0; i <= da.max_mcast_qp_attach; ++i) {
+		ibv_qp_init_attr ia{};
+		ia.send_cq = a.cq;
+		ia.recv_cq = a.cq;
+		ia.qp_type = IBV_QPT_UD;
+		ia.cap.max_send_wr = 1;
+		ia.cap.max_recv_wr = 1;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		ibv_qp *q = ibv_create_qp(a.pd, &ia);
+		check(q != nullptr, "create UD QP " + std::to_string(i) + " for the limit");
+		if (!q)
+			break;
+		qps.push_back(q);
+	}
+	if (qps.size() == static_cast<std::size_t>(da.max_mcast_qp_attach) + 1) {
+		int fails = 0;
+		for (int i = 0; i < da.max_mcast_qp_attach; ++i)
+			fails += ibv_attach_mcast(qps[i], &mgid, 0) != 0;
+		check(fails == 0, std::to_string(da.max_mcast_qp_attach) + " QPs attach to one group");
+		check_errno(ibv_attach_mcast(qps.back(), &mgid, 0), ENOMEM,
+			    "one QP more than max_mcast_qp_attach");
+		check(ip_joined(mgid), "the limit's IP group is joined");
+	}
+	for (ibv_qp *q : qps)
+		ibv_destroy_qp(q);
+	check(!ip_joined(mgid), "destroyed QPs left the group: its IP group is left");
+}
+
+// Multicast: A's QP sends to the group; B's two QPs and A's second QP
+// are attached.
+int mcast(UdSide &a, UdSide &b, const char *mgid_text, const char *mgid2_text)
+{
+	ibv_gid mgid{};
+	ibv_gid mgid2{};
+	check(inet_pton(AF_INET6, mgid_text, mgid.raw) == 1, std::string("group ") + mgid_text);
+	check(inet_pton(AF_INET6, mgid2_text, mgid2.raw) == 1, std::string("group ") + mgid2_text);
+	ibv_ah_attr aa{};
+	aa.is_global = 1;
+	aa.port_num = 1;
+	aa.grh.dgid = mgid;
+	aa.grh.sgid_index = static_cast<std::uint8_t>(a.gid_index);
+	aa.grh.hop_limit = 64;
+	ibv_ah *mah = ibv_create_ah(a.pd, &aa);
+	check(mah != nullptr, "address handle to the group");
+	// A QP that never gets what it sends itself, with B's Q_Key.
+	ibv_qp *blk = make_qp_ex(a, IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, kQkeyB);
+	check(blk != nullptr, std::string("UD QP with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB (") +
+				      (blk ? "made" : std::strerror(errno)) + ")");
+	if (vmtest::failures)
+		return vmtest::summary();
+
+	// Bad input: not a multicast GID; a detach never attached.
+	check_errno(ibv_attach_mcast(b.qp, &a.gid, 0), EINVAL, "attach to a unicast GID");
+	check_errno(ibv_detach_mcast(b.qp, &mgid, 0), EINVAL, "detach never attached");
+	check(!ip_joined(mgid), "the IP group is not joined on A's side before");
+	for (ibv_qp *q : {b.qp, b.sqp, a.sqp})
+		check(!ibv_attach_mcast(q, &mgid, 0), "attach QP " + std::to_string(q->qp_num));
+	check(!ibv_attach_mcast(a.sqp, &mgid, 0), "attach again: no error");
+	check_errno(ibv_detach_mcast(a.sqp, &mgid2, 0), EINVAL,
+		    "detach from another group, never attached");
+	check(ip_joined(mgid), "the IP group is joined on A's side");
+
+	const std::vector<McRx> rx{{&b, b.qp, 2048}, {&b, b.sqp, 4096}, {&a, a.sqp, 4096}};
+	// A's second QP has A's Q_Key: the datagram (B's) is not for it.
+	const long qk = a.counter("rx_qkey_drops");
+	mcast_round(a, a.qp, mah, mgid, rx, {b.qp, b.sqp}, 100, "both of B", b);
+	check(a.counter("rx_qkey_drops") == qk + 1, "A's QP dropped it for its Q_Key, counted");
+	ibv_qp_attr at{};
+	at.qkey = kQkeyB;
+	check(!ibv_modify_qp(a.sqp, &at, IBV_QP_QKEY), "A's second QP takes B's Q_Key");
+	ibv_port_attr pa{};
+	check(!ibv_query_port(a.ctx, 1, &pa), "query port");
+	const std::uint32_t mtu = 128U << pa.active_mtu;
+	// The receive A's second QP did not take is still posted (SRQ).
+	for (std::uint32_t len : {0U, 1U, 777U, mtu})
+		mcast_round(a, a.qp, mah, mgid, rx, {b.qp, b.sqp, a.sqp}, len,
+			    "all three, A's by loopback", b);
+
+	// The blocking QP receives from others, not from itself.
+	check(!ibv_attach_mcast(blk, &mgid, 0), "attach the blocking QP");
+	std::vector<McRx> rx4 = rx;
+	rx4.push_back({&a, blk, 6144});
+	mcast_round(a, a.qp, mah, mgid, rx4, {b.qp, b.sqp, a.sqp, blk}, 200,
+		    "four, the blocking QP from another", b);
+	// A receive posted on it, which it must not take.
+	mcast_round(a, blk, mah, mgid, rx4, {b.qp, b.sqp, a.sqp}, 300,
+		    "sent by the blocking QP: not back to it", b);
+	check(!ibv_detach_mcast(blk, &mgid, 0), "detach the blocking QP");
+
+	check(!ibv_detach_mcast(b.qp, &mgid, 0), "detach B's first QP");
+	check_errno(ibv_detach_mcast(b.qp, &mgid, 0), EINVAL, "detach it again");
+	mcast_round(a, a.qp, mah, mgid, rx, {b.sqp, a.sqp}, 300, "after a detach", b);
+	// A group is reached through QP 0xFFFFFF only: else dropped, counted.
+	const long mc = b.counter("rx_mcast_drops");
+	mcast_round(a, a.qp, mah, mgid, rx, {}, 64, "to the group, a unicast QP number", b,
+		    b.sqp->qp_num);
+	check(b.counter("rx_mcast_drops") == mc + 1,
+	      "B dropped the datagram to the group for a QP number, counted");
+	check(!ibv_detach_mcast(b.sqp, &mgid, 0), "detach B's second QP");
+	check(!ibv_detach_mcast(a.sqp, &mgid, 0), "detach A's second QP");
+	check(!ip_joined(mgid), "the IP group is left on A's side");
+	mcast_round(a, a.qp, mah, mgid, rx, {}, 50, "after all detached", b);
+	ibv_destroy_ah(mah);
+	ibv_destroy_qp(blk);
+
+	mcast_limits(a, mgid2);
+	return vmtest::summary();
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -222,6 +528,8 @@ int main(int argc, char **argv)
 	check(b.make_ah(a), "address handle B -> A");
 	if (vmtest::failures)
 		return vmtest::summary();
+	if (argc == 8 && std::string(argv[5]) == "--mcast")
+		return mcast(a, b, argv[6], argv[7]);
 	ibv_port_attr pa{};
 	check(!ibv_query_port(a.ctx, 1, &pa), "query port");
 	const std::uint32_t mtu = 128U << pa.active_mtu;

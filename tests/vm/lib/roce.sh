@@ -162,3 +162,79 @@ cm_run() {
 	cat "$TEST_TMP"/cm-srv.log
 	return $rc
 }
+
+# mckey_run GROUP COUNT SIZE SEND_NS SEND_IP RECV_NS RECV_IP...: mckey
+# receivers join GROUP, each bound to RECV_IP in RECV_NS ("-": the
+# initial netns), then a sender bound to SEND_IP sends COUNT datagrams of
+# SIZE bytes to it (after its join, mckey waits 3 s). Every receiver must
+# have had COUNT completions and exit 0 (mckey waits for exactly COUNT).
+# With MCKEY_SENDONLY=1 the sender joins as a send-only full member (not
+# attached: nothing loops back to it); MCKEY_OPTS are more options for
+# every mckey (-l: QPs made with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB).
+mckey_run() {
+	local grp=$1 count=$2 size=$3 sns=$4 sip=$5 pids=() i=0 j rc=0 log
+	local sopt=(-s) opts
+	read -r -a opts <<<"${MCKEY_OPTS:-}"
+	[ -z "${MCKEY_SENDONLY:-}" ] || sopt+=(-o)
+	shift 5
+	while [ $# -ge 2 ]; do
+		# shellcheck disable=SC2046 # the prefix splits into words
+		$(ns_pre "$1") timeout 30 mckey -m "$grp" -b "$2" -C "$count" -S "$size" \
+			${opts[@]+"${opts[@]}"} >"$TEST_TMP/mckey-r$i.log" 2>&1 &
+		pids+=($!)
+		i=$((i + 1))
+		shift 2
+	done
+	for ((j = 0; j < i; j++)); do
+		wait_for 15 grep -q "joined dgid" "$TEST_TMP/mckey-r$j.log" || {
+			echo "mckey receiver $j did not join"
+			rc=1
+		}
+	done
+	# shellcheck disable=SC2046
+	$(ns_pre "$sns") timeout 20 mckey -m "$grp" -b "$sip" "${sopt[@]}" -C "$count" -S "$size" \
+		${opts[@]+"${opts[@]}"} >"$TEST_TMP/mckey-s.log" 2>&1 || {
+		echo "mckey sender: exit $?"
+		cat "$TEST_TMP/mckey-s.log"
+		rc=1
+	}
+	for ((j = 0; j < i; j++)); do
+		log=$TEST_TMP/mckey-r$j.log
+		if ! wait "${pids[j]}" || ! grep -q "data transfers complete" "$log"; then
+			echo "mckey receiver $j did not get $count datagrams"
+			cat "$log"
+			rc=1
+		fi
+	done
+	[ $rc = 0 ] && echo "mckey $grp: $i receivers got $count x $size B"
+	return $rc
+}
+# mcast_wire PCAP MIN: the capture holds at least MIN RoCEv2 datagrams to
+# destination QP 0xFFFFFF, each to a multicast MAC (01:00:5e:.. for IPv4,
+# 33:33:.. for IPv6), Wireshark finds nothing malformed in it, and our
+# ICRC checker agrees with every packet.
+mcast_wire() {
+	local f=(--only-protocols "frame,eth,ip,ipv6,udp,infiniband") n bad mac
+	softrdma icrc-check "$1" || return 1
+	n=$(tshark -r "$1" "${f[@]}" -Y 'infiniband.bth.destqp == 0xffffff && infiniband.deth.srcqp' \
+		2>/dev/null | wc -l)
+	mac=$(tshark -r "$1" "${f[@]}" -Y 'infiniband.bth.destqp == 0xffffff &&
+		!((ip && eth.dst[0:3] == 01:00:5e) || (ipv6 && eth.dst[0:2] == 33:33))' \
+		2>/dev/null | wc -l)
+	bad=$(tshark -r "$1" "${f[@]}" -Y '_ws.malformed || _ws.expert.severity >= "Warning"' \
+		2>/dev/null | wc -l)
+	echo "tshark: $n datagrams to QP 0xFFFFFF ($mac not to a multicast MAC), $bad malformed or flagged"
+	[ "$n" -ge "$2" ] && [ "$mac" = 0 ] && [ "$bad" = 0 ]
+}
+
+# mcast_left PATTERN: no netdev of the fixture (veth0, veth1 in b) is still
+# in an IP multicast group matching PATTERN (grep -E).
+mcast_left() {
+	if ip maddr show dev veth0 | grep -q -E "$1" ||
+		ip netns exec b ip maddr show dev veth1 | grep -q -E "$1"; then
+		echo "an IP multicast group matching $1 is still joined"
+		ip maddr show dev veth0
+		ip netns exec b ip maddr show dev veth1
+		return 1
+	fi
+}
