@@ -22,8 +22,8 @@
 
 static_assert(sizeof(struct ipv6hdr) == SOFTRDMA_GRH_SIZE);
 static_assert(sizeof(struct iphdr) + 20 == SOFTRDMA_GRH_SIZE);
-static_assert(SOFTRDMA_NETWORK_IPV4 == RDMA_NETWORK_IPV4);
-static_assert(SOFTRDMA_NETWORK_IPV6 == RDMA_NETWORK_IPV6);
+static_assert((int)SOFTRDMA_NETWORK_IPV4 == (int)RDMA_NETWORK_IPV4);
+static_assert((int)SOFTRDMA_NETWORK_IPV6 == (int)RDMA_NETWORK_IPV6);
 
 /* The largest UD message: the port's active MTU. */
 static u32 softrdma_ud_mtu(struct softrdma_qp *qp)
