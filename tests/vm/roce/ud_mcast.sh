@@ -9,10 +9,10 @@
 # destruction. On the wire the datagrams go to QP 0xFFFFFF with a
 # multicast MAC, decode cleanly in Wireshark and carry good ICRCs.
 #
-# Not in a layer yet (run it by name): not seen passing. Its first lab run
-# failed at creating the IBV_QP_CREATE_BLOCK_SELF_MCAST_LB QP (the test
-# left out the SQ PSN on RTR->RTS: EINVAL, fixed since); the run after the
-# fix never got the lab before the deadline.
+# Not in a layer yet (run it by name): in its one run on the merged tree
+# (12:30, main ea43dbd) the IPv4 pass got 288 of its 289 checks; the last,
+# that destroying the 64 QPs attached for the limit leaves the IP group
+# (/proc/net/igmp), failed: the group stays joined. Not understood yet.
 # timeout: 90
 test_ud_mcast() {
 	rc_pair

@@ -7,9 +7,7 @@
 # (see provider/core/ring.cpp): without that its endpoints time out, as
 # they do over rdma_rxe.
 #
-# Not in a layer yet (run it by name): written at the deadline, not yet
-# seen passing as it stands (see its commit).
-#
+# layers: stock
 # timeout: 180
 test_ucx_roce() {
 	local tl t

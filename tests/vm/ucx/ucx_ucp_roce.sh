@@ -5,9 +5,7 @@
 # and over RC beside it (rc_verbs,ud_verbs,self: UCP wires RC up over
 # UD). See ucx_roce for what UCX's UD needs of a completion.
 #
-# Not in a layer yet (run it by name): written at the deadline, not yet
-# seen passing as it stands (see its commit).
-#
+# layers: stock
 # timeout: 240
 test_ucx_ucp_roce() {
 	local tls

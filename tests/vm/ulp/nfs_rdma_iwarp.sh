@@ -6,10 +6,7 @@
 # over IPv4, read back over IPv6. The client offers an ORD of 0: svcrdma
 # takes its initiator depth from the peer's IRD and refuses 0.
 #
-# Not in a layer yet (run it by name): it passed alone, and after
-# nvmeof_iwarp in one guest, but in one tests/vm/run.sh run after
-# nvmeof_iwarp and nvmeof_roce it had not finished when that guest was
-# killed (the run had waited for the lab lock too; not investigated).
+# layers: stock
 # timeout: 300
 test_nfs_rdma_iwarp() {
 	trap nfs_down EXIT

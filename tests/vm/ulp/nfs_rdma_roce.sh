@@ -3,11 +3,7 @@
 # `rdma link add sr0`. The client, in netns b, goes through sr1: written
 # over IPv4, read back over IPv6.
 #
-# Not in a layer yet (run it by name): it passed once, after
-# nvmeof_iwarp and nvmeof_roce in one guest (by run-one.sh), but never
-# ran in tests/vm/run.sh; nfs_rdma_iwarp, in one such run after both
-# nvmeof tests, had not finished when the guest was killed (that run had
-# waited for the lab lock too; not investigated).
+# layers: stock
 # timeout: 300
 test_nfs_rdma_roce() {
 	trap nfs_down EXIT
