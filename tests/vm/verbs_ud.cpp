@@ -386,8 +386,8 @@ ibv_qp *make_qp_ex(UdSide &s, std::uint32_t flags, std::uint32_t qkey)
 }
 
 // The limits query_device reports hold: one group takes
-// max_mcast_qp_attach QPs, the next attach fails with ENOMEM; destroying
-// the QPs frees the group (its IP group is left).
+// max_mcast_qp_attach QPs, the next attach fails with ENOMEM; detaching
+// them frees the group (its IP group is left).
 void mcast_limits(UdSide &a, const ibv_gid &mgid)
 {
 	ibv_device_attr da{};
@@ -424,9 +424,18 @@ void mcast_limits(UdSide &a, const ibv_gid &mgid)
 			    "one QP more than max_mcast_qp_attach");
 		check(ip_joined(mgid), "the limit's IP group is joined");
 	}
+	// uverbs refuses to destroy a QP still attached (EBUSY; it detaches
+	// only when the process goes): detach them, then destroy.
+	if (qps.size() == static_cast<std::size_t>(da.max_mcast_qp_attach) + 1) {
+		check_errno(ibv_destroy_qp(qps[0]), EBUSY, "an attached QP is not destroyed");
+		int fails = 0;
+		for (int i = 0; i < da.max_mcast_qp_attach; ++i)
+			fails += ibv_detach_mcast(qps[i], &mgid, 0) != 0;
+		check(fails == 0, "every QP detaches");
+	}
 	for (ibv_qp *q : qps)
 		ibv_destroy_qp(q);
-	check(!ip_joined(mgid), "destroyed QPs left the group: its IP group is left");
+	check(!ip_joined(mgid), "the last detach left the group: its IP group is left");
 }
 
 // Multicast: A's QP sends to the group; B's two QPs and A's second QP

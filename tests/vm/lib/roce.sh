@@ -179,7 +179,8 @@ mckey_run() {
 	shift 5
 	while [ $# -ge 2 ]; do
 		# shellcheck disable=SC2046 # the prefix splits into words
-		$(ns_pre "$1") timeout 30 mckey -m "$grp" -b "$2" -C "$count" -S "$size" \
+		# stdbuf: mckey's printf output, to a file, is block buffered.
+		$(ns_pre "$1") timeout 30 stdbuf -oL mckey -m "$grp" -b "$2" -C "$count" -S "$size" \
 			${opts[@]+"${opts[@]}"} >"$TEST_TMP/mckey-r$i.log" 2>&1 &
 		pids+=($!)
 		i=$((i + 1))
