@@ -189,7 +189,14 @@ TEST(VerbsEx, Checks)
 	qa.qp_type = IBV_QPT_RC;
 	qa.send_ops_flags = uc | IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_LOCAL_INV;
 	EXPECT_EQ(softrdma_qp_ex_check(&qa, false), 0);
+	// One creation flag (multicast loopback blocking, for UD), no other.
 	qa.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	EXPECT_EQ(softrdma_qp_ex_check(&qa, false), 0);
+	qa.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
+	EXPECT_EQ(softrdma_qp_ex_check(&qa, false), 0);
+	qa.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	EXPECT_EQ(softrdma_qp_ex_check(&qa, false), EOPNOTSUPP);
+	qa.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_CVLAN_STRIPPING;
 	EXPECT_EQ(softrdma_qp_ex_check(&qa, false), EOPNOTSUPP);
 
 	ibv_cq_init_attr_ex ca{};
