@@ -281,7 +281,7 @@ u32 softrdma_mr_pages(struct softrdma_mr *mr, u64 iova, u32 len,
  * Return: 0, or -EINVAL if the operand is not naturally aligned in memory.
  */
 int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova,
-		       enum softrdma_atomic_op op, u64 compare, u64 swap_add,
+		       enum softrdma_mr_atomic_op op, u64 compare, u64 swap_add,
 		       u64 *orig)
 {
 	size_t off, room;
@@ -293,11 +293,11 @@ int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova,
 		return -EINVAL;
 	va = kmap_local_page(page);
 	p = (u64 *)(va + off);
-	if (op == SOFTRDMA_ATOMIC_CMP_SWAP) {
+	if (op == SOFTRDMA_MR_CMP_SWAP) {
 		old = cmpxchg64(p, compare, swap_add);
 	} else {
 		old = READ_ONCE(*p);
-		while (!try_cmpxchg64(p, &old, op == SOFTRDMA_ATOMIC_WRITE ?
+		while (!try_cmpxchg64(p, &old, op == SOFTRDMA_MR_ATOMIC_WRITE ?
 				      swap_add : old + swap_add))
 			;
 	}

@@ -537,14 +537,14 @@ int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
 		      u32 nsge, u64 off, void *buf, u32 len, bool to_mr,
 		      int access);
 /* The 8-byte operations on MR memory (softrdma_mr_atomic()). */
-enum softrdma_atomic_op {
-	SOFTRDMA_ATOMIC_FETCH_ADD,
-	SOFTRDMA_ATOMIC_CMP_SWAP,
-	SOFTRDMA_ATOMIC_WRITE,		/* IBTA 1.5 ATOMIC WRITE: a store */
+enum softrdma_mr_atomic_op {
+	SOFTRDMA_MR_FETCH_ADD,
+	SOFTRDMA_MR_CMP_SWAP,
+	SOFTRDMA_MR_ATOMIC_WRITE,		/* IBTA 1.5 ATOMIC WRITE: a store */
 };
 
 int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova,
-		       enum softrdma_atomic_op op, u64 compare, u64 swap_add,
+		       enum softrdma_mr_atomic_op op, u64 compare, u64 swap_add,
 		       u64 *orig);
 struct page *softrdma_kva_page(u64 addr, size_t *off);
 bool softrdma_kva_ok(u64 addr, u64 len);

@@ -427,8 +427,8 @@ static void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last,
 	if (to & 7)
 		err = -ERANGE;
 	if (mr) {
-		err = softrdma_mr_atomic(mr, to, cmp ? SOFTRDMA_ATOMIC_CMP_SWAP :
-					 SOFTRDMA_ATOMIC_FETCH_ADD,
+		err = softrdma_mr_atomic(mr, to, cmp ? SOFTRDMA_MR_CMP_SWAP :
+					 SOFTRDMA_MR_FETCH_ADD,
 					 be64_to_cpu(a.compare),
 					 be64_to_cpu(a.swap_add), &orig);
 		softrdma_mr_put(mr);

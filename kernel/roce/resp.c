@@ -135,8 +135,8 @@ static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 	if (!mr)
 		return SOFTRDMA_NAK_REMOTE_ACCESS;
 	err = softrdma_mr_atomic(mr, va, op == RC_CMP_SWAP ?
-				 SOFTRDMA_ATOMIC_CMP_SWAP :
-				 SOFTRDMA_ATOMIC_FETCH_ADD,
+				 SOFTRDMA_MR_CMP_SWAP :
+				 SOFTRDMA_MR_FETCH_ADD,
 				 be64_to_cpu(ae.compare),
 				 be64_to_cpu(ae.swap_add), &orig);
 	softrdma_mr_put(mr);
@@ -297,7 +297,7 @@ static u8 softrdma_resp_ext(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 	if (op == RC_ATOMIC_WRITE) {
 		/* The 8 bytes as they came, in one store. */
 		memcpy(&value, p + SOFTRDMA_RETH_LEN, sizeof(value));
-		err = softrdma_mr_atomic(mr, va, SOFTRDMA_ATOMIC_WRITE, 0, value,
+		err = softrdma_mr_atomic(mr, va, SOFTRDMA_MR_ATOMIC_WRITE, 0, value,
 					 &orig);
 	} else {
 		/*
