@@ -317,6 +317,44 @@ static u8 softrdma_resp_ext(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 }
 
 /*
+ * The first packet of an RDMA WRITE (RC or UC): where the message goes.
+ */
+void softrdma_resp_write_start(struct softrdma_qp *qp,
+			       const struct softrdma_reth *reth)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	rqp->resp.wva = be64_to_cpu(reth->va);
+	rqp->resp.wrkey = ntohl(reth->rkey);
+	rqp->resp.wlen = ntohl(reth->len);
+	rqp->resp.woff = 0;
+	rqp->resp.in_write = true;
+}
+
+/*
+ * Place @paylen bytes of an RDMA WRITE (RC or UC) where the message has
+ * got to. Return: false if its rkey does not grant them.
+ */
+bool softrdma_resp_write_place(struct softrdma_qp *qp, u8 *p, u32 paylen)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u64 va = rqp->resp.wva + rqp->resp.woff;
+	struct softrdma_mr *mr;
+	int err;
+
+	if (paylen) {
+		mr = softrdma_rkey_get(qp, rqp->resp.wrkey, va, paylen,
+				       IB_ACCESS_REMOTE_WRITE, &err);
+		if (!mr)
+			return false;
+		softrdma_mr_copy(mr, va, p, paylen, true);
+		softrdma_mr_put(mr);
+	}
+	rqp->resp.woff += paylen;
+	return true;
+}
+
+/*
  * A repeated atomic, FLUSH or ATOMIC WRITE: answer as the first time,
  * never execute again.
  */
@@ -542,11 +580,7 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		if (first) {
 			if (!(qp->attrs.access & IB_ACCESS_REMOTE_WRITE))
 				goto nak_access;
-			rqp->resp.wva = be64_to_cpu(reth.va);
-			rqp->resp.wrkey = ntohl(reth.rkey);
-			rqp->resp.wlen = ntohl(reth.len);
-			rqp->resp.woff = 0;
-			rqp->resp.in_write = true;
+			softrdma_resp_write_start(qp, &reth);
 		}
 		if (!rqp->resp.in_write ||
 		    rqp->resp.woff + paylen > rqp->resp.wlen)
@@ -559,18 +593,8 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			rqp->resp.nak_sent = true;
 			return;
 		}
-		if (paylen) {
-			mr = softrdma_rkey_get(qp, rqp->resp.wrkey,
-					       rqp->resp.wva + rqp->resp.woff,
-					       paylen, IB_ACCESS_REMOTE_WRITE,
-					       &err);
-			if (!mr)
-				goto nak_access;
-			softrdma_mr_copy(mr, rqp->resp.wva + rqp->resp.woff, p,
-					 paylen, true);
-			softrdma_mr_put(mr);
-		}
-		rqp->resp.woff += paylen;
+		if (!softrdma_resp_write_place(qp, p, paylen))
+			goto nak_access;
 		if (last) {
 			rqp->resp.in_write = false;
 			if (imm)

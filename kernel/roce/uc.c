@@ -74,34 +74,19 @@ static bool softrdma_uc_write(struct softrdma_qp *qp, bool first, bool last,
 			      u32 paylen, const u8 *immdt, bool solicited)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
-	struct softrdma_mr *mr;
-	int err;
 
 	if (first) {
 		if (!(qp->attrs.access & IB_ACCESS_REMOTE_WRITE))
 			return false;
-		rqp->resp.wva = be64_to_cpu(reth->va);
-		rqp->resp.wrkey = ntohl(reth->rkey);
-		rqp->resp.wlen = ntohl(reth->len);
-		rqp->resp.woff = 0;
-		rqp->resp.in_write = true;
+		softrdma_resp_write_start(qp, reth);
 	}
 	if (paylen > rqp->resp.wlen - rqp->resp.woff)
 		return false;
 	/* With immediate data it consumes a receive WQE, or is dropped. */
 	if (immdt && !qp->resp.in_recv && !softrdma_recv_take(qp))
 		return false;
-	if (paylen) {
-		mr = softrdma_rkey_get(qp, rqp->resp.wrkey,
-				       rqp->resp.wva + rqp->resp.woff, paylen,
-				       IB_ACCESS_REMOTE_WRITE, &err);
-		if (!mr)
-			return false;
-		softrdma_mr_copy(mr, rqp->resp.wva + rqp->resp.woff, p,
-				 paylen, true);
-		softrdma_mr_put(mr);
-	}
-	rqp->resp.woff += paylen;
+	if (!softrdma_resp_write_place(qp, p, paylen))
+		return false;
 	if (last) {
 		rqp->resp.in_write = false;
 		if (immdt)
