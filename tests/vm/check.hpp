@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -74,6 +75,22 @@ inline int gid_index(ibv_context *ctx, const char *text, ibv_gid &out)
 			return i;
 	}
 	return -1;
+}
+
+// The init attributes of a QP of type with cq for both queues and wr WRs
+// of sge SGEs each way; the caller sets what else it needs.
+inline ibv_qp_init_attr qp_attr(ibv_qp_type type, ibv_cq *cq, std::uint32_t wr,
+				std::uint32_t sge)
+{
+	ibv_qp_init_attr ia{};
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = type;
+	ia.cap.max_send_wr = wr;
+	ia.cap.max_recv_wr = wr;
+	ia.cap.max_send_sge = sge;
+	ia.cap.max_recv_sge = sge;
+	return ia;
 }
 
 inline int summary()

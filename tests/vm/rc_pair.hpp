@@ -57,14 +57,7 @@ struct RcSide {
 		cq = ibv_create_cq(ctx, 256, nullptr, nullptr, 0);
 		if (pd)
 			mr = ibv_reg_mr(pd, buf.data(), bytes, access);
-		ibv_qp_init_attr ia{};
-		ia.send_cq = cq;
-		ia.recv_cq = cq;
-		ia.qp_type = IBV_QPT_RC;
-		ia.cap.max_send_wr = 64;
-		ia.cap.max_recv_wr = 64;
-		ia.cap.max_send_sge = 4;
-		ia.cap.max_recv_sge = 4;
+		ibv_qp_init_attr ia = vmtest::qp_attr(IBV_QPT_RC, cq, 64, 4);
 		ia.cap.max_inline_data = 128;
 		if (pd && srq_wr) {
 			ibv_srq_init_attr sa{};

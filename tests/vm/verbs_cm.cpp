@@ -130,14 +130,7 @@ struct Conn {
 		mr = cq ? ibv_reg_mr(pd, buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE) : nullptr;
 		if (!mr)
 			return false;
-		ibv_qp_init_attr ia{};
-		ia.send_cq = cq;
-		ia.recv_cq = cq;
-		ia.qp_type = IBV_QPT_RC;
-		ia.cap.max_send_wr = 4;
-		ia.cap.max_recv_wr = 4;
-		ia.cap.max_send_sge = 1;
-		ia.cap.max_recv_sge = 1;
+		ibv_qp_init_attr ia = vmtest::qp_attr(IBV_QPT_RC, cq, 4, 1);
 		if (rdma_create_qp(id, pd, &ia))
 			return false;
 		ibv_sge sge{reinterpret_cast<std::uintptr_t>(buf.data() + kMsg), kMsg, mr->lkey};

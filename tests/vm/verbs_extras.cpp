@@ -161,14 +161,7 @@ void cq_ex_flags(ibv_context *ctx, const Peer &peer)
 void flush_access(RcSide &b, const Peer &peer)
 {
 	constexpr int kFlush = IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT;
-	ibv_qp_init_attr ia{};
-	ia.send_cq = b.cq;
-	ia.recv_cq = b.cq;
-	ia.qp_type = IBV_QPT_RC;
-	ia.cap.max_send_wr = 4;
-	ia.cap.max_recv_wr = 4;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
+	ibv_qp_init_attr ia = vmtest::qp_attr(IBV_QPT_RC, b.cq, 4, 1);
 	ibv_qp *qp = ibv_create_qp(b.pd, &ia);
 	check(qp != nullptr, "create a QP");
 	if (!qp)
@@ -245,14 +238,7 @@ struct Pairs {
 		if (!pd2 || !cq2)
 			return false;
 		ibv_destroy_qp(b2.qp);
-		ibv_qp_init_attr ia{};
-		ia.send_cq = cq2;
-		ia.recv_cq = cq2;
-		ia.qp_type = IBV_QPT_RC;
-		ia.cap.max_send_wr = 16;
-		ia.cap.max_recv_wr = 16;
-		ia.cap.max_send_sge = 1;
-		ia.cap.max_recv_sge = 1;
+		ibv_qp_init_attr ia = vmtest::qp_attr(IBV_QPT_RC, cq2, 16, 1);
 		b2.qp = ibv_create_qp(pd2, &ia);
 		return b2.qp && a1.connect(b1, 100, 200, kQpAccess) &&
 		       b1.connect(a1, 200, 100, kQpAccess) && a2.connect(b2, 300, 400, kQpAccess) &&

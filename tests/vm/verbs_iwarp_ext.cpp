@@ -136,14 +136,7 @@ struct Conn {
 					IBV_ACCESS_MW_BIND);
 		if (!mr)
 			return false;
-		ibv_qp_init_attr ia{};
-		ia.send_cq = cq;
-		ia.recv_cq = cq;
-		ia.qp_type = IBV_QPT_RC;
-		ia.cap.max_send_wr = 64;
-		ia.cap.max_recv_wr = 64;
-		ia.cap.max_send_sge = 2;
-		ia.cap.max_recv_sge = 2;
+		ibv_qp_init_attr ia = vmtest::qp_attr(IBV_QPT_RC, cq, 64, 2);
 		if (rdma_create_qp(id, pd, &ia))
 			return false;
 		for (int i = 0; i < kSlots; ++i)

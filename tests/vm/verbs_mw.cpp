@@ -671,14 +671,7 @@ bool make_cq_ex(RcSide &b)
 	b.cq = b_cqx ? ibv_cq_ex_to_cq(b_cqx) : nullptr;
 	if (!b.cq)
 		return false;
-	ibv_qp_init_attr ia{};
-	ia.send_cq = b.cq;
-	ia.recv_cq = b.cq;
-	ia.qp_type = IBV_QPT_RC;
-	ia.cap.max_send_wr = 16;
-	ia.cap.max_recv_wr = 16;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
+	ibv_qp_init_attr ia = vmtest::qp_attr(IBV_QPT_RC, b.cq, 16, 1);
 	b.qp = ibv_create_qp(b.pd, &ia);
 	return b.qp != nullptr;
 }

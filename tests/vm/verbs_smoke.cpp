@@ -140,14 +140,7 @@ int main(int argc, char **argv)
 	if (ch)
 		check(ibv_destroy_comp_channel(ch) == 0, "destroy channel");
 
-	ibv_qp_init_attr qattr{};
-	qattr.send_cq = cq;
-	qattr.recv_cq = cq;
-	qattr.qp_type = IBV_QPT_RC;
-	qattr.cap.max_send_wr = 1;
-	qattr.cap.max_recv_wr = 1;
-	qattr.cap.max_send_sge = 1;
-	qattr.cap.max_recv_sge = 1;
+	ibv_qp_init_attr qattr = vmtest::qp_attr(IBV_QPT_RC, cq, 1, 1);
 	ibv_qp *qp = cq ? ibv_create_qp(pd, &qattr) : nullptr;
 	check(qp != nullptr, "create an RC QP (verbs_qp tests them)");
 	if (qp)

@@ -90,15 +90,8 @@ struct UdSide {
 
 	ibv_qp *make_qp(ibv_srq *s, std::uint32_t qkey) const
 	{
-		ibv_qp_init_attr ia{};
-		ia.send_cq = cq;
-		ia.recv_cq = cq;
+		ibv_qp_init_attr ia = vmtest::qp_attr(IBV_QPT_UD, cq, 16, 1);
 		ia.srq = s;
-		ia.qp_type = IBV_QPT_UD;
-		ia.cap.max_send_wr = 16;
-		ia.cap.max_recv_wr = 16;
-		ia.cap.max_send_sge = 1;
-		ia.cap.max_recv_sge = 1;
 		ibv_qp *q = ibv_create_qp(pd, &ia);
 		if (!q)
 			return nullptr;
@@ -401,14 +394,7 @@ void mcast_limits(UdSide &a, const ibv_gid &mgid)
 		return;
 	std::vector<ibv_qp *> qps;
 	for (int i = 0; i <= da.max_mcast_qp_attach; ++i) {
-		ibv_qp_init_attr ia{};
-		ia.send_cq = a.cq;
-		ia.recv_cq = a.cq;
-		ia.qp_type = IBV_QPT_UD;
-		ia.cap.max_send_wr = 1;
-		ia.cap.max_recv_wr = 1;
-		ia.cap.max_send_sge = 1;
-		ia.cap.max_recv_sge = 1;
+		ibv_qp_init_attr ia = vmtest::qp_attr(IBV_QPT_UD, a.cq, 1, 1);
 		ibv_qp *q = ibv_create_qp(a.pd, &ia);
 		check(q != nullptr, "create UD QP " + std::to_string(i) + " for the limit");
 		if (!q)

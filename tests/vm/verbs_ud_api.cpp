@@ -373,14 +373,7 @@ void refusals(Side &a, Side &b)
 
 	// QP types we do not offer.
 	for (const auto t : {IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND}) {
-		ibv_qp_init_attr ia{};
-		ia.send_cq = a.cq;
-		ia.recv_cq = a.cq;
-		ia.qp_type = t;
-		ia.cap.max_send_wr = 1;
-		ia.cap.max_recv_wr = 1;
-		ia.cap.max_send_sge = 1;
-		ia.cap.max_recv_sge = 1;
+		ibv_qp_init_attr ia = vmtest::qp_attr(t, a.cq, 1, 1);
 		errno = 0;
 		ibv_qp *qp = ibv_create_qp(a.pd, &ia);
 		check_errno(qp ? 0 : errno, EOPNOTSUPP, "QP type " + std::to_string(t) + " refused");
