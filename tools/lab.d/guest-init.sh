@@ -88,9 +88,31 @@ if ! fixture_up >$OUT/fixture.log 2>&1; then
 	finish 125
 fi
 
+# A command still running near the host's time limit: say what the guest
+# is doing (its processes, its blocked tasks, the kernel's last messages)
+# and end the run, rather than be killed with nothing to show.
+stuck() {
+	echo "[lab] the command still runs after $LAB_DEADLINE s; the guest's state:"
+	ps -N --ppid 2 -o pid,stat,etimes,wchan:32,args | cut -c 1-200
+	echo w >/proc/sysrq-trigger
+	dmesg | tail -n 150
+	finish 124
+}
+
 cd "${LAB_CWD:-/}" 2>/dev/null || cd /
-bash -c "$LAB_CMD" </dev/null
+bash -c "$LAB_CMD" </dev/null &
+cmd=$!
+dog=
+if [ "${LAB_DEADLINE:-0}" -gt 0 ]; then
+	(
+		sleep "$LAB_DEADLINE"
+		stuck
+	) &
+	dog=$!
+fi
+wait $cmd
 rc=$?
+[ -z "$dog" ] || kill $dog 2>/dev/null
 
 if [ -w $kmemleak ]; then
 	# kmemleak only reports objects older than a few seconds.

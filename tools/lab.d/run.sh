@@ -37,6 +37,7 @@ esac
 initrd=$SOFTRDMA_LAB/initrd.cpio.gz
 [ -f "$initrd" ] || die "no initramfs: run tools/lab setup"
 
+limit=${LAB_TIMEOUT:-3600}
 out=$(mktemp -d /tmp/softrdma-run.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 {
@@ -44,6 +45,8 @@ trap 'rm -rf "$out"' EXIT
 	printf 'LAB_SHARES=%q\n' "${shares[*]:-}"
 	printf 'LAB_CWD=%q\n' "$PWD"
 	printf 'LAB_KERNEL=%q\n' "$kernel"
+	# The guest reports its state and stops this long before the limit.
+	printf 'LAB_DEADLINE=%d\n' $((limit > 300 ? limit - 120 : 0))
 	if [ $# -eq 1 ]; then
 		printf 'LAB_CMD=%q\n' "$1"
 	else
@@ -57,7 +60,7 @@ qargs=(
 	-accel tcg,thread=multi -cpu max,la57=off -smp "${LAB_SMP:-2}" -m "$mem"
 	-display none -monitor none -serial stdio -no-reboot
 	-kernel "$kimg" -initrd "$initrd"
-	-append "console=ttyS0 loglevel=2 panic=-1 oops=panic"
+	-append "console=ttyS0 loglevel=2 panic=-1 oops=panic panic_print=0x20"
 	-virtfs "$(v9p "$LAB_ROOT" root readonly=on)"
 	-virtfs "$(v9p "$LAB_REPO" repo readonly=on)"
 	-virtfs "$(v9p "$out" out)"
@@ -69,7 +72,7 @@ for s in "${shares[@]}"; do
 	i=$((i + 1))
 done
 
-timeout --foreground "${LAB_TIMEOUT:-3600}" qemu-system-x86_64 "${qargs[@]}" </dev/null |
+timeout --foreground "$limit" qemu-system-x86_64 "${qargs[@]}" </dev/null |
 	stdbuf -oL tr -d "\r" || true
 
 if [ ! -f "$out/status" ]; then
