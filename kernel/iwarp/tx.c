@@ -461,12 +461,13 @@ static bool softrdma_iw_direct_ok(struct socket *sock, u64 len)
 static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
+	u32 idx, status;
 
 	for (;;) {
 		struct softrdma_iw_rresp rr;
 		struct softrdma_swqe *s;
 		struct socket *sock;
-		u32 idx, prod, status, msn = 0;
+		u32 prod, msn = 0;
 		bool read, zc = false;
 		int err;
 
@@ -539,24 +540,12 @@ static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
 					   IB_WR_RDMA_READ ? 0 : s->len))
 			goto hand_over;
 		qp->req.send_idx++;
-		if (status != IB_WC_SUCCESS) {
-			softrdma_sq_complete(qp, idx, status);
-			qp->req.comp_idx = idx + 1;
-			softrdma_iw_qp_fail(qp);
-			spin_unlock_bh(&qp->lock);
-			softrdma_iw_qp_conn_lost(qp, false);
-			return;
-		}
+		if (status != IB_WC_SUCCESS)
+			goto fail_wqe;
 		if (softrdma_wr_is_local(s->wqe.opcode)) {
 			status = softrdma_local_op(qp, s);
-			if (status != IB_WC_SUCCESS) {
-				softrdma_sq_complete(qp, idx, status);
-				qp->req.comp_idx = idx + 1;
-				softrdma_iw_qp_fail(qp);
-				spin_unlock_bh(&qp->lock);
-				softrdma_iw_qp_conn_lost(qp, false);
-				return;
-			}
+			if (status != IB_WC_SUCCESS)
+				goto fail_wqe;
 			softrdma_iw_swqe(iw, idx)->done = true;
 			softrdma_iw_qp_advance(qp);
 			spin_unlock_bh(&qp->lock);
@@ -594,12 +583,8 @@ static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
 			return;
 		}
 		if (err) {
-			softrdma_sq_complete(qp, idx, IB_WC_LOC_PROT_ERR);
-			qp->req.comp_idx = idx + 1;
-			softrdma_iw_qp_fail(qp);
-			spin_unlock_bh(&qp->lock);
-			softrdma_iw_qp_conn_lost(qp, false);
-			return;
+			status = IB_WC_LOC_PROT_ERR;
+			goto fail_wqe;
 		}
 		if (!read && zc) {
 			struct softrdma_iw_swqe *is = softrdma_iw_swqe(iw, idx);
@@ -621,6 +606,15 @@ static void softrdma_iw_tx(struct softrdma_qp *qp, bool direct)
 hand_over:
 	queue_work(softrdma_iw_wq, &iw->tx_work);
 	spin_unlock_bh(&qp->lock);
+	return;
+
+fail_wqe:
+	/* WQE @idx failed with @status: the QP goes to ERR. */
+	softrdma_sq_complete(qp, idx, status);
+	qp->req.comp_idx = idx + 1;
+	softrdma_iw_qp_fail(qp);
+	spin_unlock_bh(&qp->lock);
+	softrdma_iw_qp_conn_lost(qp, false);
 }
 
 void softrdma_iw_tx_work(struct work_struct *work)
