@@ -61,7 +61,14 @@ static void softrdma_cep_release(struct kref *ref)
  */
 void softrdma_cep_wait_all(void)
 {
-	wait_event(softrdma_ceps_gone, !atomic_read(&softrdma_num_ceps));
+	/* Still waiting after a minute is a leak: say so, once. */
+	if (!wait_event_timeout(softrdma_ceps_gone,
+				!atomic_read(&softrdma_num_ceps), 60 * HZ)) {
+		pr_err("softrdma: %d iWARP endpoints still held at unload; waiting\n",
+		       atomic_read(&softrdma_num_ceps));
+		wait_event(softrdma_ceps_gone,
+			   !atomic_read(&softrdma_num_ceps));
+	}
 }
 
 void softrdma_cep_put(struct softrdma_cep *cep)
