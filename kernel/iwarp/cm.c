@@ -184,17 +184,26 @@ static void softrdma_cep_write_space(struct sock *sk)
 
 /*
  * Take @sock over (cep->mutex held): its settings (softrdma_sock_setup())
- * and our callbacks.
+ * and our callbacks. A connection accepted on @listener (else NULL) was
+ * cloned with the listener's callbacks, ours: the ones to chain to are
+ * the listener's own, set before a callback can run on the child.
  */
-static void softrdma_cep_attach(struct softrdma_cep *cep, struct socket *sock)
+static void softrdma_cep_attach(struct softrdma_cep *cep, struct socket *sock,
+				const struct softrdma_cep *listener)
 {
 	struct sock *sk = sock->sk;
 
 	softrdma_sock_setup(sock);
 	write_lock_bh(&sk->sk_callback_lock);
-	cep->old_data_ready = sk->sk_data_ready;
-	cep->old_state_change = sk->sk_state_change;
-	cep->old_write_space = sk->sk_write_space;
+	if (listener) {
+		cep->old_data_ready = listener->old_data_ready;
+		cep->old_state_change = listener->old_state_change;
+		cep->old_write_space = listener->old_write_space;
+	} else {
+		cep->old_data_ready = sk->sk_data_ready;
+		cep->old_state_change = sk->sk_state_change;
+		cep->old_write_space = sk->sk_write_space;
+	}
 	sk->sk_user_data = cep;
 	sk->sk_data_ready = softrdma_cep_data_ready;
 	sk->sk_state_change = softrdma_cep_state_change;
@@ -488,16 +497,16 @@ static void softrdma_cep_accept_all(struct softrdma_cep *listener)
 		kref_get(&listener->ref);
 		cep->listener = listener;
 		mutex_lock_nested(&cep->mutex, SINGLE_DEPTH_NESTING);
-		softrdma_cep_attach(cep, sock);
-		/* The child was cloned with the listener's callbacks. */
-		cep->old_data_ready = listener->old_data_ready;
-		cep->old_state_change = listener->old_state_change;
-		cep->old_write_space = listener->old_write_space;
+		softrdma_cep_attach(cep, sock, listener);
 		cep->state = CEP_AWAIT_REQ;
 		softrdma_cep_arm(cep);
-		mutex_unlock(&cep->mutex);
-		/* The request may be in already. */
+		/*
+		 * The request may be in already. Queued while we hold the
+		 * mutex: once it is released, a close may drop the last
+		 * reference but the work's.
+		 */
 		softrdma_cep_queue(cep);
+		mutex_unlock(&cep->mutex);
 	}
 }
 
@@ -631,7 +640,7 @@ int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		goto err_sock;
 
 	mutex_lock(&cep->mutex);
-	softrdma_cep_attach(cep, sock);
+	softrdma_cep_attach(cep, sock, NULL);
 	cep->mpa_rev = READ_ONCE(softrdma_iw_mpa_rev);
 	cep->enhanced = cep->mpa_rev == 2;
 	cep->crc = softrdma_iw_mpa_crc;
@@ -659,9 +668,9 @@ int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		softrdma_cep_put(cep);
 		return ret;
 	}
-	mutex_unlock(&cep->mutex);
-	/* The reply may be in already. */
+	/* The reply may be in already (queued under the mutex, as above). */
 	softrdma_cep_queue(cep);
+	mutex_unlock(&cep->mutex);
 	return 0;
 
 err_sock:
@@ -817,7 +826,7 @@ int softrdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 	if (ret)
 		goto err_sock;
 	mutex_lock(&cep->mutex);
-	softrdma_cep_attach(cep, sock);
+	softrdma_cep_attach(cep, sock, NULL);
 	cep->state = CEP_LISTEN;
 	id->add_ref(id);
 	cep->cm_id = id;
