@@ -207,7 +207,19 @@ mckey_run() {
 			rc=1
 		fi
 	done
-	[ $rc = 0 ] && echo "mckey $grp: $i receivers got $count x $size B"
+	if [ $rc = 0 ]; then
+		echo "mckey $grp: $i receivers got $count x $size B"
+	else
+		# Where the datagrams went: each side's counters and groups.
+		for j in - b; do
+			# shellcheck disable=SC2046
+			$(ns_pre "$j") rdma statistic show 2>&1 | grep -v ' 0 *$' | tr -s ' \n' ' '
+			echo
+			# shellcheck disable=SC2046
+			$(ns_pre "$j") ip maddr show 2>&1 | grep -E '^[0-9]|inet' | tr -s ' \n' ' '
+			echo
+		done
+	fi
 	return $rc
 }
 # mcast_wire PCAP MIN: the capture holds at least MIN RoCEv2 datagrams to
