@@ -122,16 +122,17 @@ RUN_TMP=$(mktemp -d /tmp/vmtests.XXXXXX)
 trap 'rm -rf "$RUN_TMP"' EXIT
 # What cleanup restores: the provider's driver files, the fixture's state.
 cp -a /etc/libibverbs.d "$RUN_TMP/libibverbs.d" 2>/dev/null
-fixture_state >"$RUN_TMP/fixture.want" 2>&1
+fixture_want=$(fixture_state)
 
 k() { printf '%s\n' "$*" | tee -a "$ktap"; }
 res() { printf '%s\n' "$*" >>"$out"; }
 
 # kill_session SID: SIGKILL every process of the session until none is left
 # (10 s at most: a process stuck in the kernel cannot be killed).
+my_sid=$(ps -o sid= -p $$ | tr -d ' ')
 kill_session() {
 	local sid=$1 n=100
-	[ -n "$sid" ] && [ "$sid" != "$(ps -o sid= -p $$ | tr -d ' ')" ] || return 0
+	[ -n "$sid" ] && [ "$sid" != "$my_sid" ] || return 0
 	while pgrep -s "$sid" >/dev/null; do
 		pkill -KILL -s "$sid"
 		n=$((n - 1))
@@ -140,52 +141,66 @@ kill_session() {
 	done
 }
 
-# cleanup: after every test, whatever it did or did not undo.
+# cleanup: after every test, whatever it did or did not undo. What most
+# tests leave (modules, the provider files) is undone at once; the rest only
+# when the fixture's state says something changed.
 cleanup() {
-	local ns d m n
-	# rdma devices, in every namespace (rdma_rxe, siw and softrdma ones).
-	for ns in - $(ip netns list | awk '{print $1}'); do
-		local pre=()
-		[ "$ns" = - ] || pre=(ip netns exec "$ns")
-		for d in $("${pre[@]}" rdma link show 2>/dev/null | awk '{print $2}' | cut -d/ -f1); do
-			"${pre[@]}" rdma link delete "$d" 2>/dev/null
-		done
-	done
-	# Namespaces but b, netdevs but the fixture's, qdiscs and filters.
-	for ns in $(ip netns list | awk '{print $1}'); do
-		[ "$ns" = b ] || ip netns del "$ns"
-	done
-	for ns in - b; do
-		local pre=() keep=veth0
-		[ "$ns" = - ] || { pre=(ip netns exec "$ns"); keep=veth1; }
-		for d in $("${pre[@]}" ls /sys/class/net 2>/dev/null); do
-			[ "$d" = lo ] || [ "$d" = "$keep" ] || "${pre[@]}" ip link del "$d" 2>/dev/null
-		done
-		for d in $("${pre[@]}" ls /sys/class/net 2>/dev/null); do
-			"${pre[@]}" tc qdisc del dev "$d" root 2>/dev/null
-			"${pre[@]}" tc qdisc del dev "$d" clsact 2>/dev/null
-			"${pre[@]}" tc qdisc del dev "$d" ingress 2>/dev/null
-		done
-	done
-	# Modules (softrdma's TCP sockets may hold it a moment after a kill).
+	local ns d m n loaded=0 now
 	for m in softrdma_ktest softrdma_kunit softrdma siw rdma_rxe; do
-		n=100
-		while [ -e /sys/module/$m ] && ! modprobe -r $m 2>/dev/null && ! rmmod $m 2>/dev/null; do
-			n=$((n - 1))
-			[ $n -gt 0 ] || { echo "module $m cannot be unloaded: $(cat /sys/module/$m/refcnt)"; break; }
-			sleep 0.1
-		done
+		[ ! -e /sys/module/$m ] || loaded=1
 	done
+	# rdma devices, in every namespace (rdma_rxe, siw and softrdma ones).
+	if [ $loaded = 1 ]; then
+		for ns in - $(ip netns list | awk '{print $1}'); do
+			local pre=()
+			[ "$ns" = - ] || pre=(ip netns exec "$ns")
+			for d in $("${pre[@]}" rdma link show 2>/dev/null | awk '{print $2}' | cut -d/ -f1); do
+				"${pre[@]}" rdma link delete "$d" 2>/dev/null
+			done
+		done
+	fi
+	now=$(fixture_state)
+	if [ "$now" != "$fixture_want" ]; then
+		# Namespaces but b, netdevs but the fixture's, qdiscs and filters.
+		for ns in $(ip netns list | awk '{print $1}'); do
+			[ "$ns" = b ] || ip netns del "$ns"
+		done
+		for ns in - b; do
+			local pre=() keep=veth0
+			[ "$ns" = - ] || { pre=(ip netns exec "$ns"); keep=veth1; }
+			for d in $("${pre[@]}" ls /sys/class/net 2>/dev/null); do
+				[ "$d" = lo ] || [ "$d" = "$keep" ] || "${pre[@]}" ip link del "$d" 2>/dev/null
+			done
+			for d in $("${pre[@]}" ls /sys/class/net 2>/dev/null); do
+				"${pre[@]}" tc qdisc del dev "$d" root 2>/dev/null
+				"${pre[@]}" tc qdisc del dev "$d" clsact 2>/dev/null
+				"${pre[@]}" tc qdisc del dev "$d" ingress 2>/dev/null
+			done
+		done
+	fi
+	# Modules (softrdma's TCP sockets may hold it a moment after a kill).
+	if [ $loaded = 1 ]; then
+		for m in softrdma_ktest softrdma_kunit softrdma siw rdma_rxe; do
+			n=100
+			while [ -e /sys/module/$m ] && ! modprobe -r $m 2>/dev/null && ! rmmod $m 2>/dev/null; do
+				n=$((n - 1))
+				[ $n -gt 0 ] || { echo "module $m cannot be unloaded: $(cat /sys/module/$m/refcnt)"; break; }
+				sleep 0.1
+			done
+		done
+	fi
 	rm -rf /etc/libibverbs.d
 	cp -a "$RUN_TMP/libibverbs.d" /etc/libibverbs.d 2>/dev/null
-	# The fixture as it was, made anew if anything differs.
-	if ! fixture_state 2>&1 | cmp -s - "$RUN_TMP/fixture.want"; then
+	# The fixture as it was, made anew if anything still differs.
+	[ "$now" = "$fixture_want" ] || now=$(fixture_state)
+	if [ "$now" != "$fixture_want" ]; then
 		echo "the fixture changed: made anew"
-		fixture_state 2>&1 | diff "$RUN_TMP/fixture.want" - | head -n 20
+		diff <(echo "$fixture_want") <(echo "$now") | head -n 20
 		fixture_down
 		fixture_up >"$RUN_TMP/fixture.log" 2>&1 || cat "$RUN_TMP/fixture.log"
-		fixture_state 2>&1 | cmp -s - "$RUN_TMP/fixture.want" ||
-			fixture_state 2>&1 | diff "$RUN_TMP/fixture.want" - | head -n 20
+		now=$(fixture_state)
+		[ "$now" = "$fixture_want" ] ||
+			diff <(echo "$fixture_want") <(echo "$now") | head -n 20
 	fi
 	return 0
 }
@@ -228,7 +243,7 @@ for i in "${sel[@]}"; do
 	T=$(mktemp -d "$RUN_TMP/$name.XXXXXX")
 	log=$RUN_TMP/$name.log
 	echo "# $tno/$total $name (limit $limit s)"
-	t0=$(date +%s.%N)
+	t0=$EPOCHREALTIME
 	TEST_TMP=$T/tmp TEST_PORT=$(port_of "$i") TEST_NAME=$name \
 		setsid "$VM/lib/run-one.sh" "$f" "$name" "$T/sid" </dev/null >"$log" 2>&1 &
 	pid=$!
@@ -251,8 +266,9 @@ for i in "${sel[@]}"; do
 	fi
 	# What the test left running: its session's processes.
 	kill_session "$(cat "$T/sid" 2>/dev/null)" >>"$log" 2>&1
-	t1=$(date +%s.%N)
-	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	t1=$EPOCHREALTIME
+	secs=$(((${t1/./} - ${t0/./}) / 100000))
+	secs=$((secs / 10)).$((secs % 10))
 	cleanup >"$T/cleanup.log" 2>&1
 	if [ -s "$T/cleanup.log" ]; then
 		# Only what the test left behind is said here.
