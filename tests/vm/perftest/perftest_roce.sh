@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # perftest between two softroce devices, 2 B and 64 KiB, 20 iterations
-# each (perftest_matrix runs every size with 5). perftest 25.01 takes the
+# each (perf_matrix runs three sizes and a sweep). perftest 25.01 takes the
 # ibv_wr_* path only on devices of its own list (ConnectX, BlueField, EFA,
 # HNS, by vendor and part id) and forces --use_old_post_send on any other,
 # rxe and softrdma included (its banner says "ibv_wr* API : OFF" either
