@@ -46,6 +46,20 @@ static void softrdma_resp_flush_ack(struct softrdma_qp *qp)
 			       SOFTRDMA_AETH_ACK_NO_CREDIT);
 }
 
+/**
+ * softrdma_resp_ack_due - send the coalesced ACK still due, now
+ * @qp: a QP a modify takes out of the receiving states; qp->lock held
+ *
+ * What was received and completed here gets its ACK as if the tasklet had
+ * run before the modify: a peer that moves its QP to ERR right after a
+ * receive completion (the RDMA CM's disconnect does) would otherwise leave
+ * the requester's last SEND unacknowledged, to be flushed there.
+ */
+void softrdma_resp_ack_due(struct softrdma_qp *qp)
+{
+	softrdma_resp_flush_ack(qp);
+}
+
 /* Send an ACK or NAK for @psn after the ACK still due: PSNs go in order. */
 static void softrdma_resp_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
 {

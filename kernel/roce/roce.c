@@ -136,6 +136,9 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 		rqp->req.rd_atomic = 0;
 		rqp->req.rnr_wait = false;
 	}
+	if ((next == IB_QPS_ERR || next == IB_QPS_RESET) &&
+	    (cur == IB_QPS_RTR || cur == IB_QPS_RTS || cur == IB_QPS_SQD))
+		softrdma_resp_ack_due(qp);
 }
 
 /* The requester of the QP's service. */

@@ -104,6 +104,7 @@ struct Conn {
 	ibv_cq *cq = nullptr;
 	ibv_mr *mr = nullptr;
 	std::vector<std::uint8_t> buf = std::vector<std::uint8_t>(2 * kMsg);
+	unsigned early = 0; // bit N: wr_id N completed, not yet waited for
 
 	Conn() = default;
 	Conn(const Conn &) = delete;
@@ -158,29 +159,34 @@ struct Conn {
 		return ibv_post_send(id->qp, &wr, &bad) == 0;
 	}
 
-	// Wait for the completion of wr_id; for the receive, compare its bytes
-	// with seed's pattern.
+	// Wait for the successful completion of wr_id (1: the receive, 2: the
+	// send); for the receive, compare its bytes with seed's pattern. The
+	// other one may complete first (the peer's answer can come before the
+	// ACK of our SEND): it is kept for its own wait.
 	bool wait(std::uint64_t wr_id, std::uint8_t seed)
 	{
 		ibv_wc wc{};
-		for (long i = 0; i < 50000000; ++i) {
+		for (long i = 0; i < 50000000 && !(early & (1U << wr_id)); ++i) {
 			const int n = ibv_poll_cq(cq, 1, &wc);
 			if (n < 0)
 				return false;
 			if (n == 0)
 				continue;
-			if (wc.status != IBV_WC_SUCCESS || wc.wr_id != wr_id)
+			if (wc.status != IBV_WC_SUCCESS || (wc.wr_id != 1 && wc.wr_id != 2))
 				return false;
-			if (wr_id != 1)
-				return true;
-			if (wc.byte_len != kMsg)
+			if (wc.wr_id == 1 && wc.byte_len != kMsg)
 				return false;
-			for (std::size_t k = 0; k < kMsg; ++k)
-				if (buf[kMsg + k] != static_cast<std::uint8_t>(seed + k * 31))
-					return false;
-			return true;
+			early |= 1U << wc.wr_id;
 		}
-		return false;
+		if (!(early & (1U << wr_id)))
+			return false;
+		early &= ~(1U << wr_id);
+		if (wr_id != 1)
+			return true;
+		for (std::size_t k = 0; k < kMsg; ++k)
+			if (buf[kMsg + k] != static_cast<std::uint8_t>(seed + k * 31))
+				return false;
+		return true;
 	}
 };
 
