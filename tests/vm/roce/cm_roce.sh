@@ -4,7 +4,7 @@
 # private data (status 28); no listener (status 8); an address nobody
 # answers (ADDR_ERROR). See verbs_cm.cpp.
 #
-# layers: stock
+# layers: stock debug
 # timeout: 180
 test_cm_roce() {
 	rc_pair

@@ -3,7 +3,7 @@
 # devices, bytes and statuses checked (verbs_flush.cpp); softiwarp, which
 # has neither, refuses a QP that asks for them.
 #
-# layers: stock
+# layers: stock debug
 # timeout: 300
 test_rc_flush() {
 	rdma link add sr0 type softroce netdev veth0

@@ -2,7 +2,7 @@
 # NVMe over Fabrics over softroce: nvmet-rdma and nvme-rdma on sr0 (the
 # RDMA CM over its GSI QP), fio writing and verifying (crc32c) 8 MiB.
 #
-# layers: stock
+# layers: stock debug
 # timeout: 300
 test_nvmeof_roce() {
 	trap nvmeof_down EXIT
