@@ -34,8 +34,18 @@ static void softrdma_resp_send_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
 	softrdma_roce_xmit(qp, skb);
 }
 
-/* Send the ACK requests of the last receive batch asked for, if due. */
-static void softrdma_resp_flush_ack(struct softrdma_qp *qp)
+/**
+ * softrdma_resp_flush_ack - send the coalesced ACK still due, now
+ * @qp: the QP; qp->lock held
+ *
+ * Before any other ACK (PSNs go in order), from the tasklet once a receive
+ * batch is through, and from a modify that takes the QP out of the
+ * receiving states: what was received and completed here gets its ACK as
+ * if the tasklet had run first, or a peer that moves its QP to ERR right
+ * after a receive completion (the RDMA CM's disconnect does) would leave
+ * the requester's last SEND unacknowledged, to be flushed there.
+ */
+void softrdma_resp_flush_ack(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 
@@ -44,20 +54,6 @@ static void softrdma_resp_flush_ack(struct softrdma_qp *qp)
 	rqp->resp.ack_pending = false;
 	softrdma_resp_send_ack(qp, rqp->resp.ack_psn,
 			       SOFTRDMA_AETH_ACK_NO_CREDIT);
-}
-
-/**
- * softrdma_resp_ack_due - send the coalesced ACK still due, now
- * @qp: a QP a modify takes out of the receiving states; qp->lock held
- *
- * What was received and completed here gets its ACK as if the tasklet had
- * run before the modify: a peer that moves its QP to ERR right after a
- * receive completion (the RDMA CM's disconnect does) would otherwise leave
- * the requester's last SEND unacknowledged, to be flushed there.
- */
-void softrdma_resp_ack_due(struct softrdma_qp *qp)
-{
-	softrdma_resp_flush_ack(qp);
 }
 
 /* Send an ACK or NAK for @psn after the ACK still due: PSNs go in order. */

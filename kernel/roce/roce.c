@@ -138,7 +138,7 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 	}
 	if ((next == IB_QPS_ERR || next == IB_QPS_RESET) &&
 	    (cur == IB_QPS_RTR || cur == IB_QPS_RTS || cur == IB_QPS_SQD))
-		softrdma_resp_ack_due(qp);
+		softrdma_resp_flush_ack(qp);
 }
 
 /* The requester of the QP's service. */

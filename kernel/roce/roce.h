@@ -440,7 +440,7 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
 		       bool ackreq, u8 *p, u32 len);
 void softrdma_resp_tasklet(struct tasklet_struct *t);
 void softrdma_resp_stop(struct softrdma_qp *qp);
-void softrdma_resp_ack_due(struct softrdma_qp *qp);
+void softrdma_resp_flush_ack(struct softrdma_qp *qp);
 void softrdma_resp_write_start(struct softrdma_qp *qp,
 			       const struct softrdma_reth *reth);
 bool softrdma_resp_write_place(struct softrdma_qp *qp, u8 *p, u32 paylen);

@@ -144,10 +144,11 @@ kill_session() {
 # cleanup: after every test, whatever it did or did not undo. What most
 # tests leave (modules, the provider files) is undone at once; the rest only
 # when the fixture's state says something changed.
+cleanup_mods=(softrdma_ktest softrdma_kunit softrdma siw rdma_rxe)
 cleanup() {
 	local ns d m n loaded=0 now
-	for m in softrdma_ktest softrdma_kunit softrdma siw rdma_rxe; do
-		[ ! -e /sys/module/$m ] || loaded=1
+	for m in "${cleanup_mods[@]}"; do
+		[ ! -e "/sys/module/$m" ] || loaded=1
 	done
 	# rdma devices, in every namespace (rdma_rxe, siw and softrdma ones).
 	if [ $loaded = 1 ]; then
@@ -179,16 +180,14 @@ cleanup() {
 		done
 	fi
 	# Modules (softrdma's TCP sockets may hold it a moment after a kill).
-	if [ $loaded = 1 ]; then
-		for m in softrdma_ktest softrdma_kunit softrdma siw rdma_rxe; do
-			n=100
-			while [ -e /sys/module/$m ] && ! modprobe -r $m 2>/dev/null && ! rmmod $m 2>/dev/null; do
-				n=$((n - 1))
-				[ $n -gt 0 ] || { echo "module $m cannot be unloaded: $(cat /sys/module/$m/refcnt)"; break; }
-				sleep 0.1
-			done
+	for m in "${cleanup_mods[@]}"; do
+		n=100
+		while [ -e "/sys/module/$m" ] && ! modprobe -r "$m" 2>/dev/null && ! rmmod "$m" 2>/dev/null; do
+			n=$((n - 1))
+			[ $n -gt 0 ] || { echo "module $m cannot be unloaded: $(cat "/sys/module/$m"/refcnt)"; break; }
+			sleep 0.1
 		done
-	fi
+	done
 	rm -rf /etc/libibverbs.d
 	cp -a "$RUN_TMP/libibverbs.d" /etc/libibverbs.d 2>/dev/null
 	# The fixture as it was, made anew if anything still differs.
