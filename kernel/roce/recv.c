@@ -95,10 +95,13 @@ void softrdma_rx_dispatch(struct sk_buff *skb)
 	    op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK) {
 		softrdma_comp_rcv(qp, op, bth->flags, psn,
 				  skb->data + SOFTRDMA_BTH_LEN, len);
-		/* Send what was posted meanwhile, without a kick. */
-		if (READ_ONCE(qp->state) == IB_QPS_RTS)
+		/* Send what was posted meanwhile, without a kick; in SQD,
+		 * the rest of the message in progress.
+		 */
+		state = READ_ONCE(qp->state);
+		if (state == IB_QPS_RTS || state == IB_QPS_SQD)
 			softrdma_req_run(qp);
-		else
+		if (state == IB_QPS_SQD)
 			softrdma_req_sqd_check(qp);
 	} else if ((state == IB_QPS_RTR || state == IB_QPS_RTS ||
 		    state == IB_QPS_SQD) &&

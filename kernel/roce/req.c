@@ -429,7 +429,8 @@ static bool softrdma_req_set_need_kick(struct softrdma_qp *qp)
 
 /*
  * The requester: send the WQEs the provider has published. Runs on a kick,
- * from the poller, and after every acknowledgment. Caller holds qp->lock.
+ * from the poller, and after every acknowledgment; in SQD only to finish
+ * the message a full window stopped. Caller holds qp->lock.
  */
 void softrdma_req_run(struct softrdma_qp *qp)
 {
@@ -451,6 +452,9 @@ again:
 		u32 status;
 
 		if (!softrdma_req_partial(qp)) {
+			/* SQD: the message in progress ends, none starts. */
+			if (READ_ONCE(qp->state) != IB_QPS_RTS)
+				break;
 			idx = qp->req.send_idx;
 			if (idx == prod)
 				break;
@@ -518,7 +522,7 @@ again:
 		}
 	}
 window_full:
-	if (softrdma_req_set_need_kick(qp))
+	if (READ_ONCE(qp->state) == IB_QPS_RTS && softrdma_req_set_need_kick(qp))
 		goto again;
 	/* New packets need the timer; an idle pass must not push it back. */
 	if (qp->req.comp_idx != qp->req.send_idx &&

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // verbs_sqd DEV_A GID_A DEV_B GID_B
 //
-// Send queue drain: RTS -> SQD lets the requests in flight finish, sends
-// nothing new, reports IBV_EVENT_SQ_DRAINED; SQD -> RTS sends what waited.
+// Send queue drain: RTS -> SQD lets the messages in progress finish (even
+// one a full window had stopped halfway), starts no new one, reports
+// IBV_EVENT_SQ_DRAINED; SQD -> RTS sends what waited.
 #include <infiniband/verbs.h>
 
 #include <poll.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
@@ -98,31 +100,36 @@ int main(int argc, char **argv)
 	bool draining = true;
 	check(state_of(a.qp, &draining) == IBV_QPS_SQD && !draining,
 	      "query_qp: SQD, no longer draining");
+	// The messages in progress at the modify have completed, in order; the
+	// ones the SQ had not started yet wait (IBTA 10.3.1, SQ drain). How many
+	// had started depends on when the ACKs came back.
 	int done = 0;
 	ibv_wc wc{};
-	bool got = true;
-	while (done < kBurst && (got = wait_wc(a.cq, wc)) && wc.status == IBV_WC_SUCCESS &&
-	       wc.wr_id == static_cast<std::uint64_t>(done))
+	while (done < kBurst && ibv_poll_cq(a.cq, 1, &wc) == 1 &&
+	       wc.status == IBV_WC_SUCCESS && wc.wr_id == static_cast<std::uint64_t>(done))
 		++done;
-	std::string next = "none";
-	if (got && done < kBurst)
-		next = "wr_id " + std::to_string(wc.wr_id) + " " + ibv_wc_status_str(wc.status);
-	check(done == kBurst, "the WRITEs in flight all completed, in order (" +
-				      std::to_string(done) + " did; then " + next + ")");
-	check(std::memcmp(a.buf.data(), b.buf.data(), kMsg * kBurst) == 0,
+	check(done >= 1, "the WRITEs in progress completed, in order (" + std::to_string(done) +
+				 " of " + std::to_string(kBurst) + ")");
+	const auto started = static_cast<std::size_t>(done);
+	check(std::memcmp(a.buf.data(), b.buf.data(), kMsg * started) == 0,
 	      "their bytes arrived");
-	check(ibv_poll_cq(a.cq, 1, &wc) == 0, "the WRITE posted in SQD has not completed");
+	usleep(100 * 1000);
+	check(ibv_poll_cq(a.cq, 1, &wc) == 0, "nothing else completes in SQD");
 	bool untouched = true;
-	for (std::size_t i = 0; i < kMsg; ++i)
-		untouched &= b.buf[kMsg * kBurst + i] == 0;
-	check(untouched, "... nor touched remote memory");
+	for (std::size_t i = kMsg * started; i < kMsg * (kBurst + 1); ++i)
+		untouched &= b.buf[i] == 0;
+	check(untouched, "... nor touches remote memory");
 
 	qa = {};
 	qa.qp_state = IBV_QPS_RTS;
 	check(ibv_modify_qp(a.qp, &qa, IBV_QP_STATE) == 0, "SQD -> RTS");
-	check(wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 100,
-	      "the waiting WRITE completes");
-	check(std::memcmp(a.buf.data() + kMsg * kBurst, b.buf.data() + kMsg * kBurst, kMsg) == 0,
-	      "its bytes arrived");
+	bool in_order = true;
+	for (int i = done; i <= kBurst && in_order; ++i) {
+		const auto want = static_cast<std::uint64_t>(i < kBurst ? i : 100);
+		in_order = wait_wc(a.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == want;
+	}
+	check(in_order, "the waiting WRITEs complete, in order, the one posted in SQD last");
+	check(std::memcmp(a.buf.data(), b.buf.data(), kMsg * (kBurst + 1)) == 0,
+	      "all their bytes arrived");
 	return vmtest::summary();
 }
