@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # rc_sqd: drain a burst of WRITEs. Then again with the ACKs 20 ms late, so
-# the 256-packet window fills inside a message: that message must finish
-# in SQD, and none after it start.
+# the 256-packet window fills inside the first (512 KiB) WRITE: it must
+# finish in SQD, and none after it start.
 #
 # layers: stock
 test_rc_sqd() {
