@@ -2,8 +2,12 @@
 # hangdump.sh SECONDS PROG NS...: after SECONDS, if PROG still runs, print
 # where its threads wait, the TCP sockets of each namespace NS ("-" for the
 # initial one) and the kernel's last messages: what a test that is about to
-# time out leaves behind. Run it in the background; kill it when done.
-sleep "$1"
+# time out leaves behind. Run it in the background; kill it when done
+# (its sleep, then itself): it then prints nothing. A foreground sleep
+# killed first would have bash print "Terminated", and an empty log is how
+# callers tell that nothing hung.
+sleep "$1" &
+wait $! || exit 0
 prog=$2
 shift 2
 pids=$(pgrep -x "$prog") || exit 0
