@@ -194,6 +194,7 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_RX_UD_NO_RECV] = { .name = "rx_ud_no_recv_drops" },
 	[SOFTRDMA_CNT_RX_UC_DROPS] = { .name = "rx_uc_drops" },
 	[SOFTRDMA_CNT_RX_MCAST_DROPS] = { .name = "rx_mcast_drops" },
+	[SOFTRDMA_CNT_TX_ERRORS] = { .name = "tx_errors" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);

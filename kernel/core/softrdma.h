@@ -85,6 +85,7 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_RX_UD_NO_RECV,	/* UD: no receive WQE posted */
 	SOFTRDMA_CNT_RX_UC_DROPS,	/* UC: packets and messages dropped */
 	SOFTRDMA_CNT_RX_MCAST_DROPS,	/* UD: to no group attached here */
+	SOFTRDMA_CNT_TX_ERRORS,		/* packets not sent: no memory, route */
 	SOFTRDMA_NUM_COUNTERS
 };
 

@@ -334,8 +334,10 @@ struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 	struct sk_buff *skb;
 
 	skb = alloc_skb(hdr + len + SOFTRDMA_ICRC_LEN, GFP_ATOMIC);
-	if (!skb)
+	if (!skb) {
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_ERRORS);
 		return NULL;
+	}
 	skb_reserve(skb, hdr);
 	skb_put(skb, len);
 	return skb;
@@ -380,6 +382,7 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 
 	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt)) {
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_ERRORS);
 		kfree_skb(skb);
 		return PTR_ERR(rt);
 	}
@@ -429,6 +432,7 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
 	if (dst->error) {
 		ret = dst->error;
 		dst_release(dst);
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_ERRORS);
 		kfree_skb(skb);
 		return ret;
 	}

@@ -278,6 +278,12 @@ void softrdma_req_timeout(struct timer_list *t)
 	     READ_ONCE(qp->state) != IB_QPS_SQD) ||
 	    qp->req.comp_idx == qp->req.send_idx)
 		goto out;
+	if (rqp->req.tx_nomem && READ_ONCE(qp->state) == IB_QPS_RTS) {
+		/* Not a retry: send what found no memory, then go on. */
+		softrdma_req_run(qp);
+		goto out;
+	}
+	rqp->req.tx_nomem = false;
 	if (rqp->req.rnr_wait) {
 		/* The RNR delay is over: not a retry of retry_cnt's. */
 		rqp->req.rnr_wait = false;
@@ -436,8 +442,10 @@ void softrdma_req_run(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
-	bool sent = false;
+	bool sent = false, nomem = rqp->req.tx_nomem;
 	u32 prod, pkt;
+
+	rqp->req.tx_nomem = false;
 
 again:
 	/* Acquire pairs with the provider's release of its WQEs. */
@@ -499,6 +507,15 @@ again:
 								       pkt)))
 				goto window_full;
 			err = softrdma_req_xmit(qp, idx, pkt);
+			if (err == -ENOMEM) {
+				/*
+				 * Not sent (counted in tx_errors): the timer
+				 * tries again at the next tick, rather than a
+				 * retransmission timeout later.
+				 */
+				rqp->req.tx_nomem = true;
+				goto window_full;
+			}
 			if (err == -ENOENT || err == -EACCES ||
 			    err == -ERANGE || err == -EINVAL) {
 				softrdma_sq_complete(qp, idx,
@@ -524,9 +541,16 @@ again:
 window_full:
 	if (READ_ONCE(qp->state) == IB_QPS_RTS && softrdma_req_set_need_kick(qp))
 		goto again;
-	/* New packets need the timer; an idle pass must not push it back. */
+	if (rqp->req.tx_nomem) {
+		mod_timer(&rqp->req.timer, jiffies + 1);
+		return;
+	}
+	/*
+	 * New packets need the timer; an idle pass must not push it back,
+	 * unless it is the tick set for a packet that found no memory.
+	 */
 	if (qp->req.comp_idx != qp->req.send_idx &&
-	    (sent || !timer_pending(&rqp->req.timer)))
+	    (sent || nomem || !timer_pending(&rqp->req.timer)))
 		softrdma_req_arm_timer(qp);
 }
 

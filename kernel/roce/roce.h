@@ -321,6 +321,7 @@ struct softrdma_roce_qp {
 		u32 rd_atomic;		/* READs and atomics in flight */
 		u32 rnr_psn;		/* where to resume after an RNR wait */
 		bool rnr_wait;		/* the timer runs the RNR delay */
+		bool tx_nomem;		/* a packet found no memory: retry */
 		u8 retries;
 		u8 rnr_retries;
 		struct timer_list timer;
