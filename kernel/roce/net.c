@@ -365,8 +365,49 @@ static void softrdma_roce_put_icrc(struct sk_buff *skb, u32 crc)
 	skb_put_data(skb, &icrc, sizeof(icrc));
 }
 
+/*
+ * The route of @fl4 (or @fl6 below): from @cache when it holds one still
+ * valid, else looked up and kept there. @cache is the QP's own, for its
+ * address vector, or NULL (a UD WQE's address handle). BHs are off.
+ */
+static struct rtable *softrdma_roce_route4(struct net *net,
+					   struct dst_cache *cache,
+					   struct flowi4 *fl4)
+{
+	struct rtable *rt;
+	__be32 saddr;
+
+	if (cache) {
+		rt = dst_cache_get_ip4(cache, &saddr);
+		if (rt)
+			return rt;
+	}
+	rt = ip_route_output_key(net, fl4);
+	if (cache && !IS_ERR(rt))
+		dst_cache_set_ip4(cache, &rt->dst, fl4->saddr);
+	return rt;
+}
+
+static struct dst_entry *softrdma_roce_route6(struct net *net,
+					      struct dst_cache *cache,
+					      struct flowi6 *fl6)
+{
+	struct dst_entry *dst;
+
+	if (cache) {
+		dst = dst_cache_get(cache);
+		if (dst)
+			return dst;
+	}
+	dst = ip6_route_output(net, NULL, fl6);
+	if (cache && !dst->error)
+		dst_cache_set_ip6(cache, dst, &fl6->saddr);
+	return dst;
+}
+
 static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
-			       const struct softrdma_roce_net *qn)
+			       const struct softrdma_roce_net *qn,
+			       struct dst_cache *cache)
 {
 	struct net *net = dev_net(qp->sdev->netdev);
 	unsigned int tlen = skb->len;
@@ -380,7 +421,7 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 	struct iphdr *iph;
 	struct rtable *rt;
 
-	rt = ip_route_output_key(net, &fl4);
+	rt = softrdma_roce_route4(net, cache, &fl4);
 	if (IS_ERR(rt)) {
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_ERRORS);
 		kfree_skb(skb);
@@ -413,7 +454,8 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 }
 
 static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
-			       const struct softrdma_roce_net *qn)
+			       const struct softrdma_roce_net *qn,
+			       struct dst_cache *cache)
 {
 	struct net *net = dev_net(qp->sdev->netdev);
 	unsigned int tlen = skb->len, ulen;
@@ -428,7 +470,7 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
 	struct dst_entry *dst;
 	int ret;
 
-	dst = ip6_route_output(net, NULL, &fl6);
+	dst = softrdma_roce_route6(net, cache, &fl6);
 	if (dst->error) {
 		ret = dst->error;
 		dst_release(dst);
@@ -477,7 +519,11 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
  */
 int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb)
 {
-	return softrdma_roce_xmit_to(qp, skb, &to_rqp(qp)->net);
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	if (rqp->net.ipv6)
+		return softrdma_roce_xmit6(qp, skb, &rqp->net, &rqp->dst_cache);
+	return softrdma_roce_xmit4(qp, skb, &rqp->net, &rqp->dst_cache);
 }
 
 /* As softrdma_roce_xmit(), to the route @qn (a UD WQE's address handle). */
@@ -485,8 +531,8 @@ int softrdma_roce_xmit_to(struct softrdma_qp *qp, struct sk_buff *skb,
 			  const struct softrdma_roce_net *qn)
 {
 	if (qn->ipv6)
-		return softrdma_roce_xmit6(qp, skb, qn);
-	return softrdma_roce_xmit4(qp, skb, qn);
+		return softrdma_roce_xmit6(qp, skb, qn, NULL);
+	return softrdma_roce_xmit4(qp, skb, qn, NULL);
 }
 
 /* Check a received packet's ICRC. @skb->data is the BTH; linear. */

@@ -97,9 +97,15 @@ static int softrdma_roce_ah_init(struct softrdma_ah *ah,
 static int softrdma_roce_modify_attrs(struct softrdma_qp *qp,
 				      struct ib_qp_attr *attr, int mask)
 {
-	if (mask & IB_QP_AV)
-		return softrdma_roce_route(&to_rqp(qp)->net, &attr->ah_attr);
-	return 0;
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	int ret;
+
+	if (!(mask & IB_QP_AV))
+		return 0;
+	ret = softrdma_roce_route(&rqp->net, &attr->ah_attr);
+	/* Forget the old route (a store of a time stamp: safe beside use). */
+	dst_cache_reset(&rqp->dst_cache);
+	return ret;
 }
 
 /*
@@ -186,6 +192,9 @@ static int softrdma_roce_qp_init(struct softrdma_qp *qp)
 	tasklet_setup(&rqp->resp.tasklet, softrdma_resp_tasklet);
 	skb_queue_head_init(&rqp->resp.backlog);
 	timer_setup(&rqp->req.timer, softrdma_req_timeout, 0);
+	ret = dst_cache_init(&rqp->dst_cache, GFP_KERNEL);
+	if (ret)
+		return ret;
 	ret = softrdma_qp_shadow_alloc(qp);
 	if (ret)
 		softrdma_roce_qp_cleanup(qp);
@@ -206,6 +215,9 @@ static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
 	tasklet_kill(&rqp->resp.tasklet);
 	softrdma_resp_stop(qp);
 	softrdma_qp_shadow_free(qp);
+	dst_cache_destroy(&rqp->dst_cache);
+	/* Cleanup may run twice (after a failed init too): destroy once. */
+	memset(&rqp->dst_cache, 0, sizeof(rqp->dst_cache));
 }
 
 const struct softrdma_transport softrdma_roce_transport = {

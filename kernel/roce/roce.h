@@ -13,6 +13,7 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <asm/byteorder.h>
+#include <net/dst_cache.h>
 
 #include "softrdma.h"
 
@@ -313,6 +314,7 @@ struct softrdma_atomic_res {
 struct softrdma_roce_qp {
 	struct softrdma_qp qp;
 	struct softrdma_roce_net net;
+	struct dst_cache dst_cache;	/* the route of net, per CPU */
 	struct {
 		u32 psn;		/* next PSN to use */
 		u32 tx_pkt;		/* next packet of WQE send_idx - 1 */
