@@ -278,7 +278,7 @@ void softrdma_req_timeout(struct timer_list *t)
 	     READ_ONCE(qp->state) != IB_QPS_SQD) ||
 	    qp->req.comp_idx == qp->req.send_idx)
 		goto out;
-	if (rqp->req.tx_nomem && READ_ONCE(qp->state) == IB_QPS_RTS) {
+	if (rqp->req.tx_nomem) {
 		/* Not a retry: send what found no memory, then go on. */
 		softrdma_req_run(qp);
 		goto out;
