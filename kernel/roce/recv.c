@@ -77,7 +77,8 @@ void softrdma_rx_dispatch(struct sk_buff *skb)
 		softrdma_ud_rcv(qp, skb);
 		spin_unlock_bh(&qp->lock);
 		softrdma_qp_put(qp);
-		goto drop;
+		consume_skb(skb);
+		return;
 	}
 	rqp = to_rqp(qp);
 	len = skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN;
@@ -123,6 +124,9 @@ void softrdma_rx_dispatch(struct sk_buff *skb)
 	}
 	spin_unlock_bh(&qp->lock);
 	softrdma_qp_put(qp);
+	/* Taken (drops in a QP's state are counted, not traced as drops). */
+	consume_skb(skb);
+	return;
 drop:
 	kfree_skb(skb);
 }
