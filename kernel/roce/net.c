@@ -2,7 +2,8 @@
 /*
  * RoCEv2 encapsulation: one UDP port 4791 socket per network namespace
  * that has a softroce device and address family, IPv4 and IPv6 transmit
- * and receive, and the ICRC.
+ * and receive, the ICRC, and the loop for packets to the namespace's own
+ * addresses.
  */
 #include <linux/crc32.h>
 #include <linux/inetdevice.h>
@@ -28,7 +29,14 @@ struct softrdma_net {
 	struct socket *sock4;
 	struct socket *sock6;
 	int users;
+	struct sk_buff_head loop;	/* to our own addresses: loop_bh */
+	struct tasklet_struct loop_bh;
 };
+
+/* Looped packets waiting for their tasklet; more are dropped. */
+#define SOFTRDMA_LOOP_QLEN	1024
+/* Looped packets one run of the tasklet delivers. */
+#define SOFTRDMA_LOOP_BUDGET	64
 
 static unsigned int softrdma_net_id;
 
@@ -77,8 +85,21 @@ static int softrdma_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	softrdma_rx_dispatch(skb);
+	softrdma_rx_dispatch(skb, false);
 	return 0;
+}
+
+/* Deliver what softrdma_roce_loop() queued, in order. */
+static void softrdma_roce_loop_bh(struct tasklet_struct *t)
+{
+	struct softrdma_net *sn = from_tasklet(sn, t, loop_bh);
+	struct sk_buff *skb;
+	int budget = SOFTRDMA_LOOP_BUDGET;
+
+	while (budget-- && (skb = skb_dequeue(&sn->loop)))
+		softrdma_rx_dispatch(skb, true);
+	if (!skb_queue_empty(&sn->loop))
+		tasklet_schedule(&sn->loop_bh);
 }
 
 /* Our UDP port 4791 socket of @family in @net, or an error pointer. */
@@ -215,6 +236,8 @@ static int __net_init softrdma_net_init(struct net *net)
 	struct softrdma_net *sn = net_generic(net, softrdma_net_id);
 
 	mutex_init(&sn->lock);
+	skb_queue_head_init(&sn->loop);
+	tasklet_setup(&sn->loop_bh, softrdma_roce_loop_bh);
 	return 0;
 }
 
@@ -227,6 +250,8 @@ static void __net_exit softrdma_net_exit(struct net *net)
 	softrdma_roce_sock_release(sn);
 	mutex_unlock(&sn->lock);
 	mutex_destroy(&sn->lock);
+	tasklet_kill(&sn->loop_bh);
+	skb_queue_purge(&sn->loop);
 }
 
 static struct pernet_operations softrdma_net_ops = {
@@ -405,6 +430,44 @@ static struct dst_entry *softrdma_roce_route6(struct net *net,
 	return dst;
 }
 
+/*
+ * Does a packet to @net's own address take the loop? Only while our socket
+ * of the family is there, which is where IP would deliver it anyway.
+ */
+static bool softrdma_roce_may_loop(struct net *net, bool ipv6)
+{
+	struct softrdma_net *sn = net_generic(net, softrdma_net_id);
+
+	return ipv6 ? READ_ONCE(sn->sock6) : READ_ONCE(sn->sock4);
+}
+
+/*
+ * A packet to one of @net's own addresses, headers built: rather than
+ * through IP, lo and UDP to our own socket, straight to the receive side,
+ * from a tasklet (the sender holds its QP's lock, which the answer may
+ * need). It is on no wire, so it carries no ICRC (nor UDP checksum).
+ * Consumes @skb. Return: 0, or -ENOBUFS when too many wait (lost).
+ */
+static int softrdma_roce_loop(struct softrdma_qp *qp, struct net *net,
+			      struct sk_buff *skb)
+{
+	struct softrdma_net *sn = net_generic(net, softrdma_net_id);
+
+	if (skb_queue_len_lockless(&sn->loop) >= SOFTRDMA_LOOP_QLEN) {
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_ERRORS);
+		kfree_skb(skb);
+		return -ENOBUFS;
+	}
+	skb_dst_drop(skb);
+	/* As lo delivers it: the owner of the address is the device. */
+	skb->dev = net->loopback_dev;
+	__skb_pull(skb, skb_transport_offset(skb));
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_PKTS);
+	skb_queue_tail(&sn->loop, skb);
+	tasklet_schedule(&sn->loop_bh);
+	return 0;
+}
+
 static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 			       const struct softrdma_roce_net *qn,
 			       struct dst_cache *cache)
@@ -420,6 +483,7 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 	struct udphdr *udph;
 	struct iphdr *iph;
 	struct rtable *rt;
+	bool loop;
 
 	rt = softrdma_roce_route4(net, cache, &fl4);
 	if (IS_ERR(rt)) {
@@ -427,6 +491,7 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return PTR_ERR(rt);
 	}
+	loop = rt->rt_type == RTN_LOCAL && softrdma_roce_may_loop(net, false);
 	skb_dst_set(skb, &rt->dst);
 
 	udph = softrdma_roce_push_udp(qn, skb, tlen);
@@ -444,9 +509,13 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 	iph->daddr = fl4.daddr;
 	iph->check = 0;
 
+	skb->protocol = htons(ETH_P_IP);
+	if (loop) {
+		softrdma_roce_put_icrc(skb, 0);
+		return softrdma_roce_loop(qp, net, skb);
+	}
 	softrdma_roce_put_icrc(skb, softrdma_icrc(iph, udph, (u8 *)(udph + 1),
 						  tlen));
-	skb->protocol = htons(ETH_P_IP);
 	skb->ip_summed = CHECKSUM_NONE;
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_PKTS);
@@ -468,6 +537,7 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
 	struct ipv6hdr *ip6h;
 	struct udphdr *udph;
 	struct dst_entry *dst;
+	bool loop;
 	int ret;
 
 	dst = softrdma_roce_route6(net, cache, &fl6);
@@ -478,6 +548,9 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return ret;
 	}
+	loop = (container_of(dst, struct rt6_info, dst)->rt6i_flags &
+		RTF_LOCAL) &&
+	       softrdma_roce_may_loop(net, true);
 	skb_dst_set(skb, dst);
 
 	udph = softrdma_roce_push_udp(qn, skb, tlen);
@@ -491,6 +564,11 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
 	ip6h->saddr = qn->saddr6;
 	ip6h->daddr = qn->daddr6;
 
+	skb->protocol = htons(ETH_P_IPV6);
+	if (loop) {
+		softrdma_roce_put_icrc(skb, 0);
+		return softrdma_roce_loop(qp, net, skb);
+	}
 	softrdma_roce_put_icrc(skb, softrdma_icrc6(ip6h, udph,
 						   (u8 *)(udph + 1), tlen));
 	/* UDP over IPv6 carries a checksum; the ICRC does not cover it. */
@@ -502,7 +580,6 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
 	if (!udph->check)
 		udph->check = CSUM_MANGLED_0;
 
-	skb->protocol = htons(ETH_P_IPV6);
 	skb->ip_summed = CHECKSUM_NONE;
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_PKTS);

@@ -22,8 +22,12 @@ static bool softrdma_rx_to_group(struct sk_buff *skb)
 	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
 }
 
-/* A RoCEv2 packet for us: @skb->data is the UDP header. Consumes @skb. */
-void softrdma_rx_dispatch(struct sk_buff *skb)
+/*
+ * A RoCEv2 packet for us: @skb->data is the UDP header; @looped if it came
+ * through net.c's loop, not from a wire (it has no ICRC then). Consumes
+ * @skb.
+ */
+void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 {
 	struct softrdma_roce_qp *rqp;
 	struct softrdma_bth *bth;
@@ -39,7 +43,7 @@ void softrdma_rx_dispatch(struct sk_buff *skb)
 	__skb_pull(skb, sizeof(struct udphdr));
 	if (skb->len < SOFTRDMA_BTH_LEN + SOFTRDMA_ICRC_LEN)
 		goto drop;
-	if (!softrdma_roce_icrc_ok(skb))
+	if (!looped && !softrdma_roce_icrc_ok(skb))
 		goto drop;
 	bth = (struct softrdma_bth *)skb->data;
 	qpn = ntohl(bth->qpn) & SOFTRDMA_QPN_MASK;

@@ -423,7 +423,7 @@ void softrdma_mcast_qp_gone(struct softrdma_qp *qp);
 void softrdma_mcast_rcv(struct softrdma_dev *sdev, struct sk_buff *skb);
 
 /* recv.c: receive dispatch */
-void softrdma_rx_dispatch(struct sk_buff *skb);
+void softrdma_rx_dispatch(struct sk_buff *skb, bool looped);
 
 /* req.c: the requester */
 void softrdma_req_run(struct softrdma_qp *qp);
