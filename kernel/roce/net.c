@@ -453,6 +453,7 @@ static int softrdma_roce_loop(struct softrdma_qp *qp, struct net *net,
 {
 	struct softrdma_net *sn = net_generic(net, softrdma_net_id);
 
+	softrdma_roce_put_icrc(skb, 0);	/* the room it takes, no CRC */
 	if (skb_queue_len_lockless(&sn->loop) >= SOFTRDMA_LOOP_QLEN) {
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_ERRORS);
 		kfree_skb(skb);
@@ -510,10 +511,8 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 	iph->check = 0;
 
 	skb->protocol = htons(ETH_P_IP);
-	if (loop) {
-		softrdma_roce_put_icrc(skb, 0);
+	if (loop)
 		return softrdma_roce_loop(qp, net, skb);
-	}
 	softrdma_roce_put_icrc(skb, softrdma_icrc(iph, udph, (u8 *)(udph + 1),
 						  tlen));
 	skb->ip_summed = CHECKSUM_NONE;
@@ -565,10 +564,8 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
 	ip6h->daddr = qn->daddr6;
 
 	skb->protocol = htons(ETH_P_IPV6);
-	if (loop) {
-		softrdma_roce_put_icrc(skb, 0);
+	if (loop)
 		return softrdma_roce_loop(qp, net, skb);
-	}
 	softrdma_roce_put_icrc(skb, softrdma_icrc6(ip6h, udph,
 						   (u8 *)(udph + 1), tlen));
 	/* UDP over IPv6 carries a checksum; the ICRC does not cover it. */

@@ -283,7 +283,6 @@ void softrdma_req_timeout(struct timer_list *t)
 		softrdma_req_run(qp);
 		goto out;
 	}
-	rqp->req.tx_nomem = false;
 	if (rqp->req.rnr_wait) {
 		/* The RNR delay is over: not a retry of retry_cnt's. */
 		rqp->req.rnr_wait = false;
