@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // verbs_cm server ADDR PORT
-// verbs_cm client ADDR PORT UNREACHABLE_ADDR
+// verbs_cm client ADDR PORT UNREACHABLE_ADDR [LOCAL_ADDR [VIA_ADDR VIA_DEV]]
 //
 // The RDMA CM as a program uses it, over RoCE (a softroce device or
 // rdma_rxe on either side), server and client in processes of their own
@@ -15,6 +15,13 @@
 //      (IB_CM_REJ_INVALID_SERVICE_ID);
 //   4. an address nobody answers ARP for: ADDR_ERROR, status -ETIMEDOUT
 //      (-110, as rdma_rxe gives it).
+//   5. route errors (with LOCAL_ADDR, the client's own address): on RoCE
+//      the CM builds the route itself (no SA to ask), so it answers them
+//      at once, never with ROUTE_ERROR: a route on an ID bound but not
+//      resolved is EINVAL, a zero timeout EINVAL (and the ID then still
+//      resolves its route); with VIA_ADDR, a peer reached through the
+//      netdev VIA_DEV (a VLAN the script made), its address resolved and
+//      VIA_DEV deleted before the route: ENODEV.
 // The server serves cases 1 and 2, then exits.
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -23,6 +30,7 @@
 #include <netdb.h>
 
 #include <array>
+#include <cstdlib>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -286,7 +294,80 @@ Event connect(rdma_event_channel *ec, Conn &conn, const char *addr, const char *
 	return next_event(ec);
 }
 
-int client(const char *addr, const char *port, const char *unreachable)
+// An rdma_cm ID destroyed with its scope.
+struct Id {
+	rdma_cm_id *p = nullptr;
+	Id() = default;
+	Id(const Id &) = delete;
+	Id &operator=(const Id &) = delete;
+	~Id()
+	{
+		if (p)
+			rdma_destroy_id(p);
+	}
+};
+
+// rdma_resolve_route's errno (0: it returned 0).
+int route_errno(rdma_cm_id *id, int timeout_ms)
+{
+	errno = 0;
+	return rdma_resolve_route(id, timeout_ms) ? errno : 0;
+}
+
+// Case 5: the route errors; via/via_dev may be null.
+void route_errors(rdma_event_channel *ec, const char *addr, const char *port, const char *local,
+		  const char *via, const char *via_dev)
+{
+	{
+		Id id;
+		sockaddr_storage sa{};
+		const bool bound = address(local, "0", sa) &&
+				   rdma_create_id(ec, &id.p, nullptr, RDMA_PS_TCP) == 0 &&
+				   rdma_bind_addr(id.p, reinterpret_cast<sockaddr *>(&sa)) == 0 &&
+				   id.p->verbs;
+		check(bound, std::string("5. an ID bound to ") + local + ", on its device");
+		if (bound)
+			vmtest::check_errno(route_errno(id.p, kTimeoutMs), EINVAL,
+					    "5. a route before the address: EINVAL");
+	}
+	{
+		Id id;
+		sockaddr_storage sa{};
+		Event e;
+		if (address(addr, port, sa) && rdma_create_id(ec, &id.p, nullptr, RDMA_PS_TCP) == 0 &&
+		    rdma_resolve_addr(id.p, nullptr, reinterpret_cast<sockaddr *>(&sa), kTimeoutMs) == 0)
+			e = next_event(ec);
+		check(e.type == RDMA_CM_EVENT_ADDR_RESOLVED, "5. ADDR_RESOLVED (" + name(e) + ")");
+		if (e.type == RDMA_CM_EVENT_ADDR_RESOLVED) {
+			vmtest::check_errno(route_errno(id.p, 0), EINVAL,
+					    "5. a route with a zero timeout: EINVAL");
+			const int err = route_errno(id.p, kTimeoutMs);
+			e = err ? Event{} : next_event(ec);
+			check(e.type == RDMA_CM_EVENT_ROUTE_RESOLVED,
+			      "5. the same ID then resolves its route: ROUTE_RESOLVED (" + name(e) +
+				      ", errno " + std::to_string(err) + ")");
+		}
+	}
+	if (!via || !via_dev)
+		return;
+	Id id;
+	sockaddr_storage sa{};
+	Event e;
+	if (address(via, port, sa) && rdma_create_id(ec, &id.p, nullptr, RDMA_PS_TCP) == 0 &&
+	    rdma_resolve_addr(id.p, nullptr, reinterpret_cast<sockaddr *>(&sa), kTimeoutMs) == 0)
+		e = next_event(ec);
+	check(e.type == RDMA_CM_EVENT_ADDR_RESOLVED,
+	      std::string("5. ") + via + " through " + via_dev + ": ADDR_RESOLVED (" + name(e) + ")");
+	if (e.type != RDMA_CM_EVENT_ADDR_RESOLVED)
+		return;
+	const std::string del = std::string("ip link del ") + via_dev;
+	check(std::system(del.c_str()) == 0, "5. " + del);
+	vmtest::check_errno(route_errno(id.p, kTimeoutMs), ENODEV,
+			    std::string("5. a route once ") + via_dev + " is gone: ENODEV");
+}
+
+int client(const char *addr, const char *port, const char *unreachable, const char *local,
+	   const char *via, const char *via_dev)
 {
 	rdma_event_channel *ec = rdma_create_event_channel();
 	check(ec != nullptr, "an event channel");
@@ -332,6 +413,8 @@ int client(const char *addr, const char *port, const char *unreachable)
 		if (id)
 			rdma_destroy_id(id);
 	}
+	if (local)
+		route_errors(ec, addr, port, local, via, via_dev);
 	rdma_destroy_event_channel(ec);
 	return vmtest::summary();
 }
@@ -342,9 +425,11 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && std::string_view(argv[1]) == "server")
 		return server(argv[2], argv[3]);
-	if (argc == 5 && std::string_view(argv[1]) == "client")
-		return client(argv[2], argv[3], argv[4]);
+	if ((argc == 5 || argc == 6 || argc == 8) && std::string_view(argv[1]) == "client")
+		return client(argv[2], argv[3], argv[4], argc > 5 ? argv[5] : nullptr,
+			      argc > 7 ? argv[6] : nullptr, argc > 7 ? argv[7] : nullptr);
 	std::fprintf(stderr, "usage: verbs_cm server ADDR PORT\n"
-			     "       verbs_cm client ADDR PORT UNREACHABLE_ADDR\n");
+			     "       verbs_cm client ADDR PORT UNREACHABLE_ADDR [LOCAL_ADDR [VIA_ADDR "
+			     "VIA_DEV]]\n");
 	return 2;
 }

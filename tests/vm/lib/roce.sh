@@ -153,17 +153,20 @@ udaddy_run() {
 	echo "udaddy to $ip: $count x $size B each way"
 }
 
-# cm_run SERVER_NS ADDR CLIENT_NS UNREACHABLE: verbs_cm's server on ADDR in
-# SERVER_NS ("-": the initial one), its client in CLIENT_NS (connect with
-# private data, reject, no listener, address error; verbs_cm.cpp).
+# cm_run SERVER_NS ADDR CLIENT_NS UNREACHABLE [LOCAL [VIA VIA_DEV]]:
+# verbs_cm's server on ADDR in SERVER_NS ("-": the initial one), its client
+# in CLIENT_NS (connect with private data, reject, no listener, address
+# error; with LOCAL, the client's address, route errors; with VIA, a peer
+# reached through VIA_DEV, which the client deletes: verbs_cm.cpp).
 cm_run() {
 	local sns=$1 addr=$2 cns=$3 spre=() cpre=() srv rc=0
+	shift 3
 	[ "$sns" = - ] || spre=(ip netns exec "$sns")
 	[ "$cns" = - ] || cpre=(ip netns exec "$cns")
 	"${spre[@]}" timeout 60 "$CMTEST" server "$addr" "$P_AUX" >"$TEST_TMP"/cm-srv.log 2>&1 &
 	srv=$!
 	wait_listen "$sns" "$P_AUX" || rc=1
-	[ $rc != 0 ] || "${cpre[@]}" timeout 60 "$CMTEST" client "$addr" "$P_AUX" "$4" || rc=$?
+	[ $rc != 0 ] || "${cpre[@]}" timeout 60 "$CMTEST" client "$addr" "$P_AUX" "$@" || rc=$?
 	wait $srv || rc=$((rc + 100 + $?))
 	echo "server:"
 	cat "$TEST_TMP"/cm-srv.log
