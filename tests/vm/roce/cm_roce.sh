@@ -5,17 +5,24 @@
 # answers (ADDR_ERROR); route errors: a route before the address and a
 # zero timeout (EINVAL), and the VLAN an address was resolved through
 # (its GID on the softroce device below it) deleted before the route
-# (ENODEV). See verbs_cm.cpp.
+# (ENODEV; left out where the kernel has no VLANs: the debug kernel).
+# See verbs_cm.cpp.
 #
 # layers: stock debug
 # timeout: 180
 test_cm_roce() {
+	local via0=(10.7.0.2 veth0.7) via1=(10.7.0.1 veth1.7)
 	rc_pair
-	trap cm_vlan_down EXIT
-	cm_vlan
-	cm_run b 10.0.0.2 - 10.0.0.77 10.0.0.1 10.7.0.2 veth0.7
-	cm_vlan
-	cm_run - 10.0.0.1 b 10.0.0.77 10.0.0.2 10.7.0.1 veth1.7
+	if modprobe -q 8021q; then
+		trap cm_vlan_down EXIT
+		cm_vlan
+	else
+		echo "no VLANs in kernel $(uname -r): the ENODEV case is left out"
+		via0=() via1=()
+	fi
+	cm_run b 10.0.0.2 - 10.0.0.77 10.0.0.1 "${via0[@]}"
+	[ ${#via1[@]} = 0 ] || cm_vlan
+	cm_run - 10.0.0.1 b 10.0.0.77 10.0.0.2 "${via1[@]}"
 }
 
 # cm_vlan: VLAN 7 over veth0 (10.7.0.1) and, in netns b, veth1 (10.7.0.2),
