@@ -125,28 +125,6 @@ static void softrdma_poll_release(struct softrdma_qp *qp)
 	spin_unlock_bh(&qp->lock);
 }
 
-/*
- * Another task wants this CPU: hand every QP back and take none for a
- * while. Caller holds softrdma_poll_lock, which this drops and takes again.
- */
-static void softrdma_poll_yield(void)
-{
-	struct softrdma_qp *qp;
-
-	WRITE_ONCE(softrdma_poll_backoff, jiffies + SOFTRDMA_POLL_BACKOFF);
-	while (!list_empty(&softrdma_poll_list)) {
-		qp = list_first_entry(&softrdma_poll_list, struct softrdma_qp,
-				      poll_node);
-		list_del_init(&qp->poll_node);
-		if (!refcount_inc_not_zero(&qp->refs))
-			continue;
-		spin_unlock_bh(&softrdma_poll_lock);
-		softrdma_poll_release(qp);
-		softrdma_qp_put(qp);
-		spin_lock_bh(&softrdma_poll_lock);
-	}
-}
-
 static int softrdma_poll_thread(void *data)
 {
 	while (!kthread_should_stop()) {
@@ -154,6 +132,7 @@ static int softrdma_poll_thread(void *data)
 		struct softrdma_qp *qp;
 		LIST_HEAD(round);
 		ktime_t now;
+		bool yield;
 
 		wait_event_interruptible(softrdma_poll_wq,
 					 !list_empty(&softrdma_poll_list) ||
@@ -162,18 +141,17 @@ static int softrdma_poll_thread(void *data)
 		/*
 		 * One round over every listed QP. The round's list is only
 		 * touched under the lock, so softrdma_poll_del() may take a
-		 * QP off it at any time.
+		 * QP off it at any time. If another task wants this CPU, the
+		 * round hands every QP back, and none is taken for a while.
 		 */
+		yield = !single_task_running();
+		if (yield)
+			WRITE_ONCE(softrdma_poll_backoff,
+				   jiffies + SOFTRDMA_POLL_BACKOFF);
 		spin_lock_bh(&softrdma_poll_lock);
-		if (!single_task_running()) {
-			softrdma_poll_yield();
-			spin_unlock_bh(&softrdma_poll_lock);
-			cond_resched();
-			continue;
-		}
 		list_splice_init(&softrdma_poll_list, &round);
 		while (!list_empty(&round)) {
-			bool keep;
+			bool keep = false;
 
 			qp = list_first_entry(&round, struct softrdma_qp,
 					      poll_node);
@@ -181,7 +159,10 @@ static int softrdma_poll_thread(void *data)
 			if (!refcount_inc_not_zero(&qp->refs))
 				continue;
 			spin_unlock_bh(&softrdma_poll_lock);
-			keep = softrdma_poll_qp(qp, now, idle_ns);
+			if (yield)
+				softrdma_poll_release(qp);
+			else
+				keep = softrdma_poll_qp(qp, now, idle_ns);
 			spin_lock_bh(&softrdma_poll_lock);
 			if (keep && !qp->poll_dead && list_empty(&qp->poll_node))
 				list_add_tail(&qp->poll_node,

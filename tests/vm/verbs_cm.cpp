@@ -256,17 +256,22 @@ int server(const char *addr, const char *port)
 	return vmtest::summary();
 }
 
+// Resolve addr:port's address on a new ID of ec: the event that ends it.
+Event resolve_addr(rdma_event_channel *ec, rdma_cm_id *&id, const char *addr, const char *port)
+{
+	sockaddr_storage sa{};
+	if (!address(addr, port, sa) || rdma_create_id(ec, &id, nullptr, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(id, nullptr, reinterpret_cast<sockaddr *>(&sa), kTimeoutMs))
+		return Event{};
+	return next_event(ec);
+}
+
 // Resolve addr:port's address and route on a new ID of ec. Returns the
 // first event that is not ADDR_RESOLVED (ROUTE_RESOLVED when all went
 // well).
 Event resolve(rdma_event_channel *ec, rdma_cm_id *&id, const char *addr, const char *port)
 {
-	sockaddr_storage sa{};
-	Event e;
-	if (!address(addr, port, sa) || rdma_create_id(ec, &id, nullptr, RDMA_PS_TCP) ||
-	    rdma_resolve_addr(id, nullptr, reinterpret_cast<sockaddr *>(&sa), kTimeoutMs))
-		return e;
-	e = next_event(ec);
+	Event e = resolve_addr(ec, id, addr, port);
 	if (!e.ok || e.type != RDMA_CM_EVENT_ADDR_RESOLVED)
 		return e;
 	if (rdma_resolve_route(id, kTimeoutMs))
@@ -332,11 +337,7 @@ void route_errors(rdma_event_channel *ec, const char *addr, const char *port, co
 	}
 	{
 		Id id;
-		sockaddr_storage sa{};
-		Event e;
-		if (address(addr, port, sa) && rdma_create_id(ec, &id.p, nullptr, RDMA_PS_TCP) == 0 &&
-		    rdma_resolve_addr(id.p, nullptr, reinterpret_cast<sockaddr *>(&sa), kTimeoutMs) == 0)
-			e = next_event(ec);
+		Event e = resolve_addr(ec, id.p, addr, port);
 		check(e.type == RDMA_CM_EVENT_ADDR_RESOLVED, "5. ADDR_RESOLVED (" + name(e) + ")");
 		if (e.type == RDMA_CM_EVENT_ADDR_RESOLVED) {
 			vmtest::check_errno(route_errno(id.p, 0), EINVAL,
@@ -351,11 +352,7 @@ void route_errors(rdma_event_channel *ec, const char *addr, const char *port, co
 	if (!via || !via_dev)
 		return;
 	Id id;
-	sockaddr_storage sa{};
-	Event e;
-	if (address(via, port, sa) && rdma_create_id(ec, &id.p, nullptr, RDMA_PS_TCP) == 0 &&
-	    rdma_resolve_addr(id.p, nullptr, reinterpret_cast<sockaddr *>(&sa), kTimeoutMs) == 0)
-		e = next_event(ec);
+	const Event e = resolve_addr(ec, id.p, via, port);
 	check(e.type == RDMA_CM_EVENT_ADDR_RESOLVED,
 	      std::string("5. ") + via + " through " + via_dev + ": ADDR_RESOLVED (" + name(e) + ")");
 	if (e.type != RDMA_CM_EVENT_ADDR_RESOLVED)
