@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # rc_poller: RC traffic with the send-queue poller on (poll_us=200):
 # verbs_rc (every byte compared, the remote access error's status checked)
-# between two softroce devices and in loopback on one, then bursts posted
-# back to back. The poller sends what the provider publishes without a
+# between two softroce devices, then bursts posted back to back in
+# loopback on one device and, as lists, between the two. The poller sends what the provider publishes without a
 # kick while it has a CPU to itself, and hands the QPs back to their kicks
 # when another task wants that CPU (verbs_rc spins on its CQs, so both
 # happen on two vCPUs).
