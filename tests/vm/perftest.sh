@@ -54,9 +54,9 @@ while [ $n -gt 0 ] && kill -0 $srv 2>/dev/null &&
 	sleep 0.1
 	n=$((n - 1))
 done
-# rdma_cm listens on every device in turn (iWARP: a TCP socket each): the
-# first one up is not necessarily the one the client reaches.
-sleep 1
+# rdma_cm (-R) listens on every device in turn (iWARP: a TCP socket each):
+# the first one up is not necessarily the one the client reaches.
+case " $* " in *" -R "*) sleep 1 ;; esac
 in_ns "$cns" timeout 300 "$t" -d "$cdev" -x "${GIDX:-1}" -p $port -F "$@" "$sip" >"$T"/perf-cli.log 2>&1 &
 cli=$!
 # A side about to time out: where it waits, and the TCP sockets.

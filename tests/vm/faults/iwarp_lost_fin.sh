@@ -4,7 +4,7 @@
 # then does the peer learn of the close. A namespace deleted while such a
 # socket waits takes it along; the module unloads, nothing is left.
 #
-# layers: stock debug
+# layers: stock
 # shellcheck disable=SC2154 # srv, cli, exit_rc: set by lib/ helpers
 test_iwarp_lost_fin() {
 	local srv

@@ -1,7 +1,10 @@
 # shellcheck shell=bash
-# For the debug kernel: a few pings each way, smallest and largest.
+# A few pings each way, smallest and largest: by name only, e.g. on the
+# debug kernel (tools/lab run --kernel debug -- tests/vm/run.sh
+# rping_iwarp_short). The debug layer's iWARP CM users are iwarp_ext and
+# iwarp_kill_peer_short; rping_iwarp runs rping on the stock kernel.
 #
-# layers: debug
+# layers:
 test_rping_iwarp_short() {
 	iwarp_pair
 	rping_run b - 10.0.0.2 5 64

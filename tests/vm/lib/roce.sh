@@ -12,7 +12,7 @@ interop_cleanup() {
 }
 
 # perf_matrix SERVER_DEV SERVER_NS CLIENT_DEV CLIENT_NS SERVER_IP: every
-# perftest program at 2 B, 4 KiB (four packets at MTU 1024) and 1 MiB,
+# perftest program at 2 B and 1 MiB (one packet; many, at MTU 1024),
 # ib_write_bw over all its sizes (-a: 2 B to 8 MiB, each size must
 # report), the atomics with both -A kinds (perftest.sh adds -F). A sweep
 # of every program took ~140 s a pair under TCG; one sweep covers every
@@ -21,7 +21,7 @@ interop_cleanup() {
 perf_matrix() {
 	local t a s
 	for t in ib_send_lat ib_write_lat ib_read_lat ib_send_bw ib_read_bw; do
-		for s in 2 4096 1048576; do
+		for s in 2 1048576; do
 			echo "== $t -s $s"
 			"$PERF" "$@" $t -s $s -n 5
 		done

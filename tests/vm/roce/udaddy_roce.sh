@@ -4,7 +4,7 @@
 # the server's QP number and Q_Key) and sends datagrams both ways; both
 # directions, IPv4 and IPv6.
 #
-# layers: stock debug
+# layers: stock
 # timeout: 120
 test_udaddy_roce() {
 	rc_pair
