@@ -403,12 +403,10 @@ int client(const char *addr, const char *port, const char *unreachable, const ch
 			      ")");
 	}
 	{
-		rdma_cm_id *id = nullptr;
-		Event e = resolve(ec, id, unreachable, port);
+		Id id;
+		Event e = resolve(ec, id.p, unreachable, port);
 		check(e.type == RDMA_CM_EVENT_ADDR_ERROR && e.status == -ETIMEDOUT,
 		      std::string("4. resolving ") + unreachable + ": ADDR_ERROR (" + name(e) + ")");
-		if (id)
-			rdma_destroy_id(id);
 	}
 	if (local)
 		route_errors(ec, addr, port, local, via, via_dev);
