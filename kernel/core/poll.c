@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The send-queue poller, an option for hosts with cores to spare (module
- * parameter poll_us, off by default).
+ * The send-queue poller (module parameter poll_us: 200 by default; 0 turns
+ * it off).
  *
  * Without it, the requester looks at the producer index whenever an
  * acknowledgment arrives (the RoCE requester does): the provider
@@ -18,9 +18,9 @@
  * none for SOFTRDMA_POLL_BACKOFF, rather than take turns with that task
  * for the CPU. Where a core is free it sends what the applications post
  * without a system call each (the 8-byte message rate in loopback rose
- * 2.5-fold; Documentation/performance.rst, step 3). Off by default all the
- * same: it costs 64 KiB bandwidth there, and the whole test suite has not
- * run with it yet.
+ * 2.5-fold; Documentation/performance.rst, step 3). A QP whose last
+ * message was long (SOFTRDMA_POLL_MAX_LEN) goes by kicks: that message
+ * pays for its system call, and polling it cost bandwidth (step 4).
  *
  * No kick is lost: the provider publishes its producer index, then (after
  * a full barrier) reads the flag; the poller sets the flag, then (after a
@@ -34,13 +34,19 @@
 
 #include "softrdma.h"
 
-static unsigned int poll_us;
+static unsigned int poll_us = 200;
 module_param(poll_us, uint, 0644);
 MODULE_PARM_DESC(poll_us,
 		 "microseconds the kernel keeps polling an idle send queue before the provider must kick it (0: never poll)");
 
 /* How long the thread stays away from a CPU it found busy. */
 #define SOFTRDMA_POLL_BACKOFF	msecs_to_jiffies(10)
+/*
+ * A QP whose last message was this long or longer goes by kicks: such a
+ * message pays for its system call, and the poller's spinning took 64 KiB
+ * bandwidth from the application (Documentation/performance.rst, step 4).
+ */
+#define SOFTRDMA_POLL_MAX_LEN	4096
 
 static LIST_HEAD(softrdma_poll_list);
 static DEFINE_SPINLOCK(softrdma_poll_lock);	/* the list and qp->poll_* */
@@ -56,13 +62,29 @@ void softrdma_qp_need_kick(struct softrdma_qp *qp)
 	smp_mb();
 }
 
+/* Was the last WQE @qp's requester took a long one? Caller holds qp->lock. */
+static bool softrdma_poll_long(struct softrdma_qp *qp)
+{
+	u32 last = qp->req.send_idx - 1;
+
+	return qp->swqe &&
+	       qp->swqe[last & (qp->sq.num_slots - 1)].len >=
+	       SOFTRDMA_POLL_MAX_LEN;
+}
+
 /* Start polling @qp's SQ (after a kick). Caller holds no lock. */
 void softrdma_poll_add(struct softrdma_qp *qp)
 {
 	unsigned int us = READ_ONCE(poll_us);
+	bool skip;
 
 	if (!us || !softrdma_poll_task ||
 	    time_before(jiffies, READ_ONCE(softrdma_poll_backoff)))
+		return;
+	spin_lock_bh(&qp->lock);
+	skip = softrdma_poll_long(qp);
+	spin_unlock_bh(&qp->lock);
+	if (skip)
 		return;
 	spin_lock_bh(&softrdma_poll_lock);
 	WRITE_ONCE(qp->poll_last, ktime_get());
@@ -84,6 +106,18 @@ void softrdma_poll_del(struct softrdma_qp *qp)
 }
 
 /*
+ * Hand @qp back to its kicks: the provider kicks from now on, and what it
+ * published before it saw that is sent here. Caller holds qp->lock.
+ */
+static void softrdma_poll_hand_back(struct softrdma_qp *qp)
+{
+	softrdma_qp_need_kick(qp);
+	if (READ_ONCE(qp->state) == IB_QPS_RTS &&
+	    qp->transport->req_pending(qp))
+		qp->transport->req_run(qp);
+}
+
+/*
  * Poll @qp once: send what the provider published. Return: true if it
  * stays on the list.
  */
@@ -98,6 +132,10 @@ static bool softrdma_poll_qp(struct softrdma_qp *qp, ktime_t now, s64 idle_ns)
 	} else if (qp->transport->req_pending(qp)) {
 		qp->transport->req_run(qp);
 		WRITE_ONCE(qp->poll_last, now);
+		if (softrdma_poll_long(qp)) {
+			softrdma_poll_hand_back(qp);
+			keep = false;
+		}
 	} else if (ktime_to_ns(ktime_sub(now, READ_ONCE(qp->poll_last))) >
 		   idle_ns) {
 		softrdma_qp_need_kick(qp);
@@ -112,17 +150,11 @@ static bool softrdma_poll_qp(struct softrdma_qp *qp, ktime_t now, s64 idle_ns)
 	return keep;
 }
 
-/*
- * Hand @qp back to its kicks: the provider kicks from now on, and what it
- * published before it saw that is sent here.
- */
+/* softrdma_poll_hand_back(), taking @qp's lock. */
 static void softrdma_poll_release(struct softrdma_qp *qp)
 {
 	spin_lock_bh(&qp->lock);
-	softrdma_qp_need_kick(qp);
-	if (READ_ONCE(qp->state) == IB_QPS_RTS &&
-	    qp->transport->req_pending(qp))
-		qp->transport->req_run(qp);
+	softrdma_poll_hand_back(qp);
 	spin_unlock_bh(&qp->lock);
 }
 
