@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The send-queue poller (module parameter poll_us: 200 by default; 0 turns
- * it off).
+ * The send-queue poller, an option for now (module parameter poll_us, off
+ * by default: see the end of this comment).
  *
  * Without it, the requester looks at the producer index whenever an
  * acknowledgment arrives (the RoCE requester does): the provider
@@ -20,7 +20,10 @@
  * without a system call each (the 8-byte message rate in loopback rose
  * 2.5-fold; Documentation/performance.rst, step 3). A QP whose last
  * message was long (SOFTRDMA_POLL_MAX_LEN) goes by kicks: that message
- * pays for its system call, and polling it cost bandwidth (step 4).
+ * pays for its system call, and polling it cost bandwidth (step 4). Off
+ * by default all the same: it sends what a process posted after the post
+ * returned, and a program that posts unsignaled UD sends, then destroys
+ * its AH and QP at once (librdmacm's mckey), loses them with it.
  *
  * No kick is lost: the provider publishes its producer index, then (after
  * a full barrier) reads the flag; the poller sets the flag, then (after a
@@ -34,7 +37,7 @@
 
 #include "softrdma.h"
 
-static unsigned int poll_us = 200;
+static unsigned int poll_us;
 module_param(poll_us, uint, 0644);
 MODULE_PARM_DESC(poll_us,
 		 "microseconds the kernel keeps polling an idle send queue before the provider must kick it (0: never poll)");
