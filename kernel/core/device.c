@@ -195,6 +195,8 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_RX_UC_DROPS] = { .name = "rx_uc_drops" },
 	[SOFTRDMA_CNT_RX_MCAST_DROPS] = { .name = "rx_mcast_drops" },
 	[SOFTRDMA_CNT_TX_ERRORS] = { .name = "tx_errors" },
+	[SOFTRDMA_CNT_SQ_KICKS] = { .name = "sq_kicks" },
+	[SOFTRDMA_CNT_POLLER_SENDS] = { .name = "poller_sends" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);

@@ -205,9 +205,11 @@ int softrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	int ret = 0;
 
 	/* A process's kick: the WQEs are in the ring already. */
-	if (!wr)
+	if (!wr) {
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_SQ_KICKS);
 		return qp->transport->req_kick ?
 		       qp->transport->req_kick(qp) : softrdma_qp_kick(qp);
+	}
 	if (qp->user) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;

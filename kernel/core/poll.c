@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The send-queue poller, an option for now (module parameter poll_us, off
- * by default: see the end of this comment).
+ * The send-queue poller (module parameter poll_us: how long an idle SQ
+ * stays polled; 0 turns it off).
  *
  * Without it, the requester looks at the producer index whenever an
  * acknowledgment arrives (the RoCE requester does): the provider
- * kicks only an SQ with nothing in flight. With it, a QP whose provider made
- * a kick (system call) also joins the poller's list and its SQ
- * ring's NEED_KICK flag is cleared: while it is on the list, the provider
- * publishes WQEs without a system call and the poller thread sends them. A
- * QP that brings no new work for poll_us microseconds leaves the list with
- * NEED_KICK set again.
+ * kicks only an SQ with nothing in flight. With it, an RC QP whose
+ * provider made a kick (system call) also joins the poller's list and its
+ * SQ ring's NEED_KICK flag is cleared (qp->polled: the requester leaves it
+ * clear too): while the poller has it, the provider publishes WQEs without
+ * a system call and the poller thread sends them. A QP that brings no new
+ * work for poll_us microseconds leaves the list with NEED_KICK set again.
  *
  * The thread only polls a CPU it has to itself: when another task is
  * runnable where it runs (an application spinning on its CQ, as latency
@@ -20,10 +20,8 @@
  * without a system call each (the 8-byte message rate in loopback rose
  * 2.5-fold; Documentation/performance.rst, step 3). A QP whose last
  * message was long (SOFTRDMA_POLL_MAX_LEN) goes by kicks: that message
- * pays for its system call, and polling it cost bandwidth (step 4). Off
- * by default all the same: it sends what a process posted after the post
- * returned, and a program that posts unsignaled UD sends, then destroys
- * its AH and QP at once (librdmacm's mckey), loses them with it.
+ * pays for its system call, and polling it cost bandwidth (step 4). UD
+ * and UC QPs always go by kicks (softrdma_poll_join()).
  *
  * No kick is lost: the provider publishes its producer index, then (after
  * a full barrier) reads the flag; the poller sets the flag, then (after a
@@ -37,7 +35,7 @@
 
 #include "softrdma.h"
 
-static unsigned int poll_us;
+static unsigned int poll_us = 200;
 module_param(poll_us, uint, 0644);
 MODULE_PARM_DESC(poll_us,
 		 "microseconds the kernel keeps polling an idle send queue before the provider must kick it (0: never poll)");
@@ -75,27 +73,31 @@ static bool softrdma_poll_long(struct softrdma_qp *qp)
 	       SOFTRDMA_POLL_MAX_LEN;
 }
 
-/* Start polling @qp's SQ (after a kick). Caller holds no lock. */
-void softrdma_poll_add(struct softrdma_qp *qp)
+/*
+ * After a kick of @qp in RTS: start polling its SQ, unless polling is off,
+ * the thread backs off, or the QP is one it leaves to its kicks: a long
+ * last message (SOFTRDMA_POLL_MAX_LEN), or a QP other than RC. A UD or UC
+ * send completes without an answer, and programs destroy such a QP (or
+ * its AH) right after their last post: what a kick would have sent inside
+ * that post must not still wait for the poller (librdmacm's mckey).
+ * Caller holds qp->lock.
+ */
+void softrdma_poll_join(struct softrdma_qp *qp)
 {
-	unsigned int us = READ_ONCE(poll_us);
-	bool skip;
-
-	if (!us || !softrdma_poll_task ||
-	    time_before(jiffies, READ_ONCE(softrdma_poll_backoff)))
+	if (!READ_ONCE(poll_us) || !softrdma_poll_task || qp->polled ||
+	    qp->state != IB_QPS_RTS || qp->ibqp.qp_type != IB_QPT_RC ||
+	    time_before(jiffies, READ_ONCE(softrdma_poll_backoff)) ||
+	    softrdma_poll_long(qp))
 		return;
-	spin_lock_bh(&qp->lock);
-	skip = softrdma_poll_long(qp);
-	spin_unlock_bh(&qp->lock);
-	if (skip)
-		return;
-	spin_lock_bh(&softrdma_poll_lock);
-	WRITE_ONCE(qp->poll_last, ktime_get());
-	if (list_empty(&qp->poll_node) && !qp->poll_dead) {
-		list_add_tail(&qp->poll_node, &softrdma_poll_list);
+	spin_lock(&softrdma_poll_lock);
+	if (!qp->poll_dead) {
+		WRITE_ONCE(qp->poll_last, ktime_get());
+		if (list_empty(&qp->poll_node))
+			list_add_tail(&qp->poll_node, &softrdma_poll_list);
+		qp->polled = true;
 		softrdma_ring_clear_flag(&qp->sq, SOFTRDMA_RING_NEED_KICK);
 	}
-	spin_unlock_bh(&softrdma_poll_lock);
+	spin_unlock(&softrdma_poll_lock);
 	wake_up(&softrdma_poll_wq);
 }
 
@@ -114,10 +116,9 @@ void softrdma_poll_del(struct softrdma_qp *qp)
  */
 static void softrdma_poll_hand_back(struct softrdma_qp *qp)
 {
+	qp->polled = false;
 	softrdma_qp_need_kick(qp);
-	if (READ_ONCE(qp->state) == IB_QPS_RTS &&
-	    qp->transport->req_pending(qp))
-		qp->transport->req_run(qp);
+	softrdma_qp_kick_locked(qp);
 }
 
 /*
@@ -129,10 +130,11 @@ static bool softrdma_poll_qp(struct softrdma_qp *qp, ktime_t now, s64 idle_ns)
 	bool keep = true;
 
 	spin_lock_bh(&qp->lock);
-	if (READ_ONCE(qp->state) != IB_QPS_RTS) {
-		softrdma_qp_need_kick(qp);
+	if (qp->state != IB_QPS_RTS) {
+		softrdma_poll_hand_back(qp);
 		keep = false;
 	} else if (qp->transport->req_pending(qp)) {
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_POLLER_SENDS);
 		qp->transport->req_run(qp);
 		WRITE_ONCE(qp->poll_last, now);
 		if (softrdma_poll_long(qp)) {
@@ -143,11 +145,13 @@ static bool softrdma_poll_qp(struct softrdma_qp *qp, ktime_t now, s64 idle_ns)
 		   idle_ns) {
 		softrdma_qp_need_kick(qp);
 		/* Published before the provider saw the flag? Keep going. */
-		if (qp->transport->req_pending(qp))
+		if (qp->transport->req_pending(qp)) {
 			softrdma_ring_clear_flag(&qp->sq,
 						 SOFTRDMA_RING_NEED_KICK);
-		else
+		} else {
+			qp->polled = false;
 			keep = false;
+		}
 	}
 	spin_unlock_bh(&qp->lock);
 	return keep;

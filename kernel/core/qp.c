@@ -572,20 +572,21 @@ void softrdma_qp_kick_locked(struct softrdma_qp *qp)
 /*
  * The kick of a user QP (a POST_SEND or POST_RECV command with no work
  * requests): the provider has published WQEs. In RTS the requester sends
- * them; in the error state they are flushed.
+ * them, and the QP may join the poller; in the error state they are
+ * flushed.
  */
 int softrdma_qp_kick(struct softrdma_qp *qp)
 {
 	int ret = 0;
 
 	spin_lock_bh(&qp->lock);
-	if (qp->state == IB_QPS_RESET)
+	if (qp->state == IB_QPS_RESET) {
 		ret = -EINVAL;
-	else
+	} else {
 		softrdma_qp_kick_locked(qp);
+		softrdma_poll_join(qp);
+	}
 	spin_unlock_bh(&qp->lock);
-	if (!ret && qp->state == IB_QPS_RTS)
-		softrdma_poll_add(qp);
 	return ret;
 }
 

@@ -86,6 +86,8 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_RX_UC_DROPS,	/* UC: packets and messages dropped */
 	SOFTRDMA_CNT_RX_MCAST_DROPS,	/* UD: to no group attached here */
 	SOFTRDMA_CNT_TX_ERRORS,		/* packets not sent: no memory, route */
+	SOFTRDMA_CNT_SQ_KICKS,		/* a process's system call for its SQ */
+	SOFTRDMA_CNT_POLLER_SENDS,	/* the poller found WQEs and sent */
 	SOFTRDMA_NUM_COUNTERS
 };
 
@@ -218,6 +220,11 @@ struct softrdma_qp {
 	struct list_head poll_node;	/* on the poller's list */
 	ktime_t poll_last;		/* when the poller last found work */
 	bool poll_dead;			/* never to be polled again */
+	/*
+	 * The poller has this QP (on its list or in its round): the
+	 * requester leaves NEED_KICK clear, the poller looks. qp->lock.
+	 */
+	bool polled;
 	struct softrdma_ring sq;
 	struct softrdma_ring rq;
 	struct softrdma_cq *scq;
@@ -519,7 +526,7 @@ bool softrdma_srq_take(struct softrdma_srq *srq, struct softrdma_recv_wqe *wqe,
 /* poll.c */
 int softrdma_poll_init(void);
 void softrdma_poll_exit(void);
-void softrdma_poll_add(struct softrdma_qp *qp);
+void softrdma_poll_join(struct softrdma_qp *qp);
 void softrdma_poll_del(struct softrdma_qp *qp);
 void softrdma_qp_need_kick(struct softrdma_qp *qp);
 

@@ -424,7 +424,8 @@ bool softrdma_req_pending(struct softrdma_qp *qp)
  */
 static bool softrdma_req_set_need_kick(struct softrdma_qp *qp)
 {
-	if (qp->req.comp_idx != qp->req.send_idx) {
+	/* The poller looks at a QP it has, as ACKs do at a busy one. */
+	if (qp->req.comp_idx != qp->req.send_idx || qp->polled) {
 		softrdma_ring_clear_flag(&qp->sq, SOFTRDMA_RING_NEED_KICK);
 		return false;
 	}
