@@ -143,6 +143,13 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 				/* Wait as long as the responder asked. */
 				u32 us = softrdma_comp_rnr_usecs(synd);
 
+				/*
+				 * An answer: retry_cnt counts requests that
+				 * got none, rnr_retry the RNR NAKs. Else a
+				 * long RNR wait on a lossy link runs out of
+				 * retries that no loss in a row used up.
+				 */
+				rqp->req.retries = 0;
 				rqp->req.rnr_wait = true;
 				rqp->req.rnr_psn = psn;
 				mod_timer(&rqp->req.timer, jiffies +

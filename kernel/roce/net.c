@@ -35,7 +35,7 @@ struct softrdma_net {
 
 /* Looped packets waiting for their tasklet; more are dropped. */
 #define SOFTRDMA_LOOP_QLEN	1024
-/* Looped packets one run of the tasklet delivers. */
+/* Looped packets one run of the tasklet delivers (an skb's npkts each). */
 #define SOFTRDMA_LOOP_BUDGET	64
 
 static unsigned int softrdma_net_id;
@@ -96,8 +96,10 @@ static void softrdma_roce_loop_bh(struct tasklet_struct *t)
 	struct sk_buff *skb;
 	int budget = SOFTRDMA_LOOP_BUDGET;
 
-	while (budget-- && (skb = skb_dequeue(&sn->loop)))
+	while (budget > 0 && (skb = skb_dequeue(&sn->loop))) {
+		budget -= SOFTRDMA_ROCE_CB(skb)->npkts;
 		softrdma_rx_dispatch(skb, true);
+	}
 	if (!skb_queue_empty(&sn->loop))
 		tasklet_schedule(&sn->loop_bh);
 }
@@ -365,6 +367,7 @@ struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 	}
 	skb_reserve(skb, hdr);
 	skb_put(skb, len);
+	SOFTRDMA_ROCE_CB(skb)->npkts = 1;
 	return skb;
 }
 
@@ -445,7 +448,9 @@ static bool softrdma_roce_may_loop(struct net *net, bool ipv6)
  * A packet to one of @net's own addresses, headers built: rather than
  * through IP, lo and UDP to our own socket, straight to the receive side,
  * from a tasklet (the sender holds its QP's lock, which the answer may
- * need). It is on no wire, so it carries no ICRC (nor UDP checksum).
+ * need). It is on no wire, so it carries no ICRC (nor UDP checksum), and
+ * it may stand for several packets of a message (struct softrdma_roce_cb):
+ * the QP's next one may, once this one took the loop.
  * Consumes @skb. Return: 0, or -ENOBUFS when too many wait (lost).
  */
 static int softrdma_roce_loop(struct softrdma_qp *qp, struct net *net,
@@ -463,10 +468,29 @@ static int softrdma_roce_loop(struct softrdma_qp *qp, struct net *net,
 	/* As lo delivers it: the owner of the address is the device. */
 	skb->dev = net->loopback_dev;
 	__skb_pull(skb, skb_transport_offset(skb));
-	softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_PKTS);
+	atomic64_add(SOFTRDMA_ROCE_CB(skb)->npkts,
+		     &qp->sdev->counters[SOFTRDMA_CNT_TX_PKTS]);
+	atomic64_add(SOFTRDMA_ROCE_CB(skb)->npkts - 1,
+		     &qp->sdev->counters[SOFTRDMA_CNT_LOOP_MERGED]);
+	to_rqp(qp)->req.looped = true;
 	skb_queue_tail(&sn->loop, skb);
 	tasklet_schedule(&sn->loop_bh);
 	return 0;
+}
+
+/*
+ * A packet about to go on a wire: the QP's next ones are built one packet
+ * each. One built for the loop (several packets) cannot go: the route
+ * changed under it. Return: false if @skb was such a one (freed: the
+ * requester builds its packets again).
+ */
+static bool softrdma_roce_wire_ok(struct softrdma_qp *qp, struct sk_buff *skb)
+{
+	to_rqp(qp)->req.looped = false;
+	if (SOFTRDMA_ROCE_CB(skb)->npkts == 1)
+		return true;
+	kfree_skb(skb);
+	return false;
 }
 
 static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
@@ -513,6 +537,8 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 	skb->protocol = htons(ETH_P_IP);
 	if (loop)
 		return softrdma_roce_loop(qp, net, skb);
+	if (!softrdma_roce_wire_ok(qp, skb))
+		return -EAGAIN;
 	softrdma_roce_put_icrc(skb, softrdma_icrc(iph, udph, (u8 *)(udph + 1),
 						  tlen));
 	skb->ip_summed = CHECKSUM_NONE;
@@ -566,6 +592,8 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
 	skb->protocol = htons(ETH_P_IPV6);
 	if (loop)
 		return softrdma_roce_loop(qp, net, skb);
+	if (!softrdma_roce_wire_ok(qp, skb))
+		return -EAGAIN;
 	softrdma_roce_put_icrc(skb, softrdma_icrc6(ip6h, udph,
 						   (u8 *)(udph + 1), tlen));
 	/* UDP over IPv6 carries a checksum; the ICRC does not cover it. */
@@ -589,7 +617,9 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
  * @skb: from softrdma_roce_alloc_skb(), transport headers and payload in
  *
  * Consumes @skb. Return: 0 or a negative errno (the packet is then lost,
- * which the protocol recovers from like any loss).
+ * which the protocol recovers from like any loss); -EAGAIN: nothing was
+ * sent, @skb was built for the loop and the route no longer takes it
+ * (build its packets again, one each).
  */
 int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb)
 {

@@ -35,7 +35,7 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	struct softrdma_qp *qp = NULL;
 	struct net_device *ndev;
 	enum ib_qp_state state;
-	u32 qpn, psn, apsn, len;
+	u32 qpn, psn, apsn, len, npkts;
 	u8 op;
 
 	if (skb_linearize(skb) || !pskb_may_pull(skb, sizeof(struct udphdr)))
@@ -45,6 +45,10 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 		goto drop;
 	if (!looped && !softrdma_roce_icrc_ok(skb))
 		goto drop;
+	/* Several packets only on the loop (struct softrdma_roce_cb). */
+	if (!looped)
+		SOFTRDMA_ROCE_CB(skb)->npkts = 1;
+	npkts = SOFTRDMA_ROCE_CB(skb)->npkts;
 	bth = (struct softrdma_bth *)skb->data;
 	qpn = ntohl(bth->qpn) & SOFTRDMA_QPN_MASK;
 	apsn = ntohl(bth->apsn);
@@ -70,7 +74,8 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 		qp = xa_load(&sdev->qps, qpn);
 		if (qp && !refcount_inc_not_zero(&qp->refs))
 			qp = NULL;
-		softrdma_count(sdev, qp ? SOFTRDMA_CNT_RX_PKTS : SOFTRDMA_CNT_RX_NOQP);
+		atomic64_add(npkts, &sdev->counters[qp ? SOFTRDMA_CNT_RX_PKTS :
+						     SOFTRDMA_CNT_RX_NOQP]);
 	}
 	rcu_read_unlock();
 	if (!qp)
@@ -112,7 +117,7 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 		    state == IB_QPS_SQD) &&
 		   !(op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK)) {
 		if (!rqp->resp.rd_active && skb_queue_empty(&rqp->resp.backlog)) {
-			softrdma_resp_rcv(qp, op, bth->flags, psn,
+			softrdma_resp_rcv(qp, op, bth->flags, psn, npkts,
 					  apsn & SOFTRDMA_BTH_ACKREQ,
 					  skb->data + SOFTRDMA_BTH_LEN, len);
 		} else if (skb_queue_len(&rqp->resp.backlog) <

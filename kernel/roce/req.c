@@ -58,13 +58,47 @@ static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
 	}
 }
 
-/* Transmit packet @pkt of the WQE at index @idx. */
-static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
+/*
+ * How many packets, from packet @pkt of @s on, the next skb may stand for:
+ * one, but for a SEND or RDMA WRITE of an RC QP whose last packet took the
+ * loop (struct softrdma_roce_cb): as many as SOFTRDMA_LOOP_MAX_BYTES and
+ * the window leave room for.
+ */
+static u32 softrdma_req_burst(struct softrdma_qp *qp,
+			      const struct softrdma_swqe *s, u32 pkt)
+{
+	u32 n = s->npkts - pkt, room;
+
+	if (n < 2 || !to_rqp(qp)->req.looped ||
+	    qp->ibqp.qp_type != IB_QPT_RC)
+		return 1;
+	switch (s->wqe.opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	default:
+		return 1;
+	}
+	n = min(n, SOFTRDMA_LOOP_MAX_BYTES / softrdma_mtu(qp));
+	room = SOFTRDMA_REQ_WINDOW -
+	       softrdma_psn_diff(softrdma_psn_add(s->first_psn, pkt),
+				 softrdma_req_una(qp));
+	return clamp(min(n, room), 1U, n);
+}
+
+/*
+ * Transmit packets @pkt to @pkt + @n - 1 of the WQE at index @idx in one
+ * skb (@n is 1 but on the loop: softrdma_req_burst()).
+ */
+static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
 {
 	u32 slot = idx & (qp->sq.num_slots - 1);
 	struct softrdma_swqe *s = &qp->swqe[slot];
 	u32 mtu = softrdma_mtu(qp), off, paylen, pad, hlen;
-	bool first = pkt == 0, last = pkt + 1 == s->npkts;
+	bool first = pkt == 0, last = pkt + n == s->npkts;
 	u32 op = softrdma_rc_opcode(s->wqe.opcode, first, last);
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	struct softrdma_bth *bth;
@@ -83,7 +117,7 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 		paylen = SOFTRDMA_ATOMIC_WRITE_LEN;
 	} else {
 		off = pkt * mtu;
-		paylen = min(s->len - off, mtu);
+		paylen = min(s->len - off, n * mtu);
 	}
 	pad = -paylen & 3;
 	hlen = SOFTRDMA_BTH_LEN;
@@ -111,8 +145,8 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 	softrdma_bth_fill(bth, uc ? op | SOFTRDMA_UC_TRANSPORT : op, flags,
 			  qp->attrs.dest_qp_num,
 			  softrdma_psn_add(s->first_psn, pkt),
-			  !uc && (last || pkt % SOFTRDMA_REQ_ACK_EVERY ==
-				  SOFTRDMA_REQ_ACK_EVERY - 1));
+			  !uc && (last || (pkt + n) / SOFTRDMA_REQ_ACK_EVERY !=
+				  pkt / SOFTRDMA_REQ_ACK_EVERY));
 	p = skb->data + SOFTRDMA_BTH_LEN;
 	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
 		struct softrdma_atomic_eth *ae = (struct softrdma_atomic_eth *)p;
@@ -185,7 +219,9 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt)
 		}
 	}
 	memset(p + paylen, 0, pad);
-	softrdma_roce_xmit(qp, skb);
+	SOFTRDMA_ROCE_CB(skb)->npkts = n;
+	if (softrdma_roce_xmit(qp, skb) == -EAGAIN && n > 1)
+		return -EAGAIN;
 	return 0;
 }
 
@@ -258,10 +294,10 @@ void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 				/* Ask only for the responses still missing. */
 				if (idx == qp->req.comp_idx)
 					pkt = rqp->req.read_off / softrdma_mtu(qp);
-				softrdma_req_xmit(qp, idx, pkt);
+				softrdma_req_xmit(qp, idx, pkt, 1);
 				break;
 			}
-			softrdma_req_xmit(qp, idx, pkt);
+			softrdma_req_xmit(qp, idx, pkt, 1);
 		}
 	}
 	if (qp->req.comp_idx != qp->req.send_idx)
@@ -443,7 +479,7 @@ void softrdma_req_run(struct softrdma_qp *qp)
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
 	bool sent = false, nomem = rqp->req.tx_nomem;
-	u32 prod, pkt;
+	u32 prod, pkt, n;
 
 	rqp->req.tx_nomem = false;
 
@@ -497,7 +533,7 @@ again:
 		}
 		idx = qp->req.send_idx - 1;
 		s = &qp->swqe[idx & (qp->sq.num_slots - 1)];
-		for (pkt = rqp->req.tx_pkt; pkt < s->npkts; pkt++) {
+		for (pkt = rqp->req.tx_pkt; pkt < s->npkts; pkt += n) {
 			int err;
 
 			/* UC: nothing opens a window again; no window. */
@@ -506,7 +542,13 @@ again:
 						      softrdma_psn_add(s->first_psn,
 								       pkt)))
 				goto window_full;
-			err = softrdma_req_xmit(qp, idx, pkt);
+			n = softrdma_req_burst(qp, s, pkt);
+			err = softrdma_req_xmit(qp, idx, pkt, n);
+			if (err == -EAGAIN && n > 1) {
+				/* Off the loop now: one packet each. */
+				n = 0;
+				continue;
+			}
 			if (err == -ENOMEM) {
 				/*
 				 * Not sent (counted in tx_errors): the timer
@@ -525,7 +567,7 @@ again:
 				return;
 			}
 			sent = true;
-			rqp->req.tx_pkt = pkt + 1;
+			rqp->req.tx_pkt = pkt + n;
 			if (s->wqe.opcode == IB_WR_RDMA_READ) {
 				rqp->req.tx_pkt = s->npkts;
 				break;

@@ -417,8 +417,13 @@ static void softrdma_resp_complete_inv(struct softrdma_qp *qp, u32 byte_len,
 	softrdma_recv_complete(qp, &cqe, solicited);
 }
 
+/*
+ * A request for @qp: @npkts packets from PSN @psn on (more than one only
+ * on the loop: a SEND's or RDMA WRITE's, struct softrdma_roce_cb), @p and
+ * @len what follows the BTH, without the ICRC. Caller holds qp->lock.
+ */
 void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
-		       u32 psn, bool ackreq, u8 *p, u32 len)
+		       u32 psn, u32 npkts, bool ackreq, u8 *p, u32 len)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	s32 d = softrdma_psn_diff(psn, rqp->resp.epsn);
@@ -473,6 +478,9 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		return;
 	}
 	rqp->resp.nak_sent = false;
+	if (npkts > 1 && !send && !(op >= RC_WRITE_FIRST &&
+				    op <= RC_WRITE_ONLY_IMM))
+		goto nak_invalid;
 
 	/*
 	 * max_dest_rd_atomic 0: no resources for READs, atomics, FLUSHes or
@@ -618,9 +626,9 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	} else {
 		goto nak_invalid;
 	}
-	rqp->resp.epsn = softrdma_psn_add(psn, 1);
+	rqp->resp.epsn = softrdma_psn_add(psn, npkts);
 	if (ackreq)
-		softrdma_resp_ack_later(qp, psn);
+		softrdma_resp_ack_later(qp, softrdma_psn_add(psn, npkts - 1));
 	return;
 
 nak_access:
@@ -639,6 +647,7 @@ static void softrdma_resp_rcv_skb(struct softrdma_qp *qp, struct sk_buff *skb)
 	u32 apsn = ntohl(bth->apsn);
 
 	softrdma_resp_rcv(qp, bth->opcode, bth->flags, apsn & SOFTRDMA_PSN_MASK,
+			  SOFTRDMA_ROCE_CB(skb)->npkts,
 			  apsn & SOFTRDMA_BTH_ACKREQ,
 			  skb->data + SOFTRDMA_BTH_LEN,
 			  skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN);

@@ -25,6 +25,19 @@
 #define SOFTRDMA_ROCE_OVERHEAD	(40 + 8 + 12 + 28 + 4)
 
 #define SOFTRDMA_ROCE_PORT	4791
+
+/*
+ * What a RoCE skb of ours stands for (in skb->cb): @npkts packets of one
+ * message in a row, from its BTH's PSN on. Only the loop (net.c), where
+ * nothing is on a wire, carries an skb of more than one (up to
+ * SOFTRDMA_LOOP_MAX_BYTES of payload); a wire never does.
+ */
+struct softrdma_roce_cb {
+	u32 npkts;
+};
+
+#define SOFTRDMA_ROCE_CB(skb)	((struct softrdma_roce_cb *)(skb)->cb)
+#define SOFTRDMA_LOOP_MAX_BYTES	(32 * 1024 - 1024)
 /* Requests that wait behind a READ answer being sent, at most (resp.c). */
 #define SOFTRDMA_RESP_BACKLOG	4096
 #define SOFTRDMA_BTH_LEN	12
@@ -324,6 +337,7 @@ struct softrdma_roce_qp {
 		u32 rnr_psn;		/* where to resume after an RNR wait */
 		bool rnr_wait;		/* the timer runs the RNR delay */
 		bool tx_nomem;		/* a packet found no memory: retry */
+		bool looped;		/* the last packet took the loop */
 		u8 retries;
 		u8 rnr_retries;
 		struct timer_list timer;
@@ -440,7 +454,7 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
 
 /* resp.c: the responder */
 void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
-		       bool ackreq, u8 *p, u32 len);
+		       u32 npkts, bool ackreq, u8 *p, u32 len);
 void softrdma_resp_tasklet(struct tasklet_struct *t);
 void softrdma_resp_stop(struct softrdma_qp *qp);
 void softrdma_resp_flush_ack(struct softrdma_qp *qp);

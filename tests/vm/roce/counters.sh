@@ -10,7 +10,8 @@ test_counters() {
 	for c in tx_packets rx_packets rx_icrc_errors rx_malformed \
 		rx_unknown_qp rx_qp_state_drops retransmits seq_naks_sent \
 		rnr_naks_sent duplicate_requests rx_backlog_drops acks_coalesced \
-		tx_zcopy_fpdus tx_errors sq_kicks poller_sends; do
+		tx_zcopy_fpdus tx_errors sq_kicks poller_sends \
+		loop_merged_packets; do
 		[ "$(counter sr0 "$c")" = 0 ]
 	done
 	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
