@@ -263,14 +263,48 @@ static struct pernet_operations softrdma_net_ops = {
 	.size = sizeof(struct softrdma_net),
 };
 
+/* A page of zeroes for the pad and ICRC room of bursts by reference. */
+static struct page *softrdma_roce_zeroes;
+
 int softrdma_roce_init(void)
 {
-	return register_pernet_subsys(&softrdma_net_ops);
+	int err;
+
+	softrdma_roce_zeroes = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!softrdma_roce_zeroes)
+		return -ENOMEM;
+	err = register_pernet_subsys(&softrdma_net_ops);
+	if (err)
+		put_page(softrdma_roce_zeroes);
+	return err;
 }
 
 void softrdma_roce_exit(void)
 {
 	unregister_pernet_subsys(&softrdma_net_ops);
+	put_page(softrdma_roce_zeroes);
+}
+
+/**
+ * softrdma_roce_add_zeroes - @len zero bytes after @skb's last piece
+ * @skb: a burst whose payload is in pieces (req.c), with a piece to spare
+ * @len: a pad, an ICRC's room, or both (less than a page)
+ */
+void softrdma_roce_add_zeroes(struct sk_buff *skb, u32 len)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	skb_frag_t *last = sh->nr_frags ? &sh->frags[sh->nr_frags - 1] : NULL;
+
+	if (last && skb_frag_page(last) == softrdma_roce_zeroes &&
+	    skb_frag_off(last) + skb_frag_size(last) + len <= PAGE_SIZE) {
+		skb_frag_size_add(last, len);
+		skb->len += len;
+		skb->data_len += len;
+		skb->truesize += len;
+		return;
+	}
+	get_page(softrdma_roce_zeroes);
+	skb_add_rx_frag(skb, sh->nr_frags, softrdma_roce_zeroes, 0, len, len);
 }
 
 /*
@@ -390,7 +424,11 @@ static void softrdma_roce_put_icrc(struct sk_buff *skb, u32 crc)
 {
 	__le32 icrc = cpu_to_le32(crc);
 
-	skb_put_data(skb, &icrc, sizeof(icrc));
+	/* A burst by reference, on the loop only: the room, no CRC. */
+	if (skb_is_nonlinear(skb))
+		softrdma_roce_add_zeroes(skb, sizeof(icrc));
+	else
+		skb_put_data(skb, &icrc, sizeof(icrc));
 }
 
 /*

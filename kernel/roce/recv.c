@@ -23,9 +23,17 @@ static bool softrdma_rx_to_group(struct sk_buff *skb)
 }
 
 /*
+ * Headers a burst by reference (req.c) must have in its linear part: UDP,
+ * BTH, and a RETH and immediate data at most.
+ */
+#define SOFTRDMA_RX_BURST_HDR	(sizeof(struct udphdr) + SOFTRDMA_BTH_LEN + \
+				 SOFTRDMA_RETH_LEN + SOFTRDMA_IMMDT_LEN)
+
+/*
  * A RoCEv2 packet for us: @skb->data is the UDP header; @looped if it came
- * through net.c's loop, not from a wire (it has no ICRC then). Consumes
- * @skb.
+ * through net.c's loop, not from a wire (it has no ICRC then). A looped
+ * burst keeps its payload in pieces for the RC responder; everything else
+ * is made linear first. Consumes @skb.
  */
 void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 {
@@ -38,7 +46,14 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	u32 qpn, psn, apsn, len, npkts;
 	u8 op;
 
-	if (skb_linearize(skb) || !pskb_may_pull(skb, sizeof(struct udphdr)))
+	if (looped && skb_is_nonlinear(skb)) {
+		if (!pskb_may_pull(skb, min_t(u32, skb->len,
+					      SOFTRDMA_RX_BURST_HDR)))
+			goto drop;
+	} else if (skb_linearize(skb)) {
+		goto drop;
+	}
+	if (!pskb_may_pull(skb, sizeof(struct udphdr)))
 		goto drop;
 	__skb_pull(skb, sizeof(struct udphdr));
 	if (skb->len < SOFTRDMA_BTH_LEN + SOFTRDMA_ICRC_LEN)
@@ -54,6 +69,16 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	apsn = ntohl(bth->apsn);
 	psn = apsn & SOFTRDMA_PSN_MASK;
 	op = bth->opcode;
+
+	/* Pieces go to an RC QP's responder only: SENDs and RDMA WRITEs. */
+	if (skb_is_nonlinear(skb) &&
+	    (qpn == SOFTRDMA_MCAST_QPN ||
+	     !(op <= RC_WRITE_ONLY_IMM || op == RC_SEND_LAST_INV ||
+	       op == RC_SEND_ONLY_INV))) {
+		if (skb_linearize(skb))
+			goto drop;
+		bth = (struct softrdma_bth *)skb->data;
+	}
 
 	rcu_read_lock();
 	ndev = softrdma_roce_rx_netdev(skb);
@@ -80,6 +105,13 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	rcu_read_unlock();
 	if (!qp)
 		goto drop;
+	if (skb_is_nonlinear(skb) && qp->ibqp.qp_type != IB_QPT_RC) {
+		if (skb_linearize(skb)) {
+			softrdma_qp_put(qp);
+			goto drop;
+		}
+		bth = (struct softrdma_bth *)skb->data;
+	}
 
 	if (softrdma_qp_is_ud(qp)) {
 		spin_lock_bh(&qp->lock);
@@ -117,9 +149,7 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 		    state == IB_QPS_SQD) &&
 		   !(op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK)) {
 		if (!rqp->resp.rd_active && skb_queue_empty(&rqp->resp.backlog)) {
-			softrdma_resp_rcv(qp, op, bth->flags, psn, npkts,
-					  apsn & SOFTRDMA_BTH_ACKREQ,
-					  skb->data + SOFTRDMA_BTH_LEN, len);
+			softrdma_resp_rcv(qp, skb);
 		} else if (skb_queue_len(&rqp->resp.backlog) <
 			   SOFTRDMA_RESP_BACKLOG) {
 			/* After the READ answer being sent: see the tasklet. */

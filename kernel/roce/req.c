@@ -90,8 +90,81 @@ static u32 softrdma_req_burst(struct softrdma_qp *qp,
 }
 
 /*
+ * Pieces of a burst's payload by reference at most: with its pad and ICRC
+ * room (one more piece), within any kernel's MAX_SKB_FRAGS.
+ */
+#define SOFTRDMA_REQ_REF_FRAGS	15
+static_assert(SOFTRDMA_REQ_REF_FRAGS < MAX_SKB_FRAGS);
+
+/*
+ * A burst for the loop whose payload stays in the sender's pages: @hlen
+ * bytes of headers in the skb, then @paylen bytes at byte @off of the
+ * scatter list of the WQE in @slot by reference, then @pad zeroes. The
+ * receive side copies them once, straight where they go; the WQE does not
+ * complete before that, so the application leaves them alone meanwhile,
+ * and the page references keep them in memory whatever it does.
+ *
+ * Return: the skb; NULL to copy instead (too many pieces, a page that must
+ * not go by reference, no memory); or an ERR_PTR of softrdma_mr_get()'s
+ * error, or -EINVAL past the list's end (as softrdma_sge_copy()).
+ */
+static struct sk_buff *softrdma_req_ref_skb(struct softrdma_qp *qp, u32 slot,
+					    u32 off, u32 hlen, u32 paylen,
+					    u32 pad)
+{
+	const struct softrdma_sge *sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
+	u32 nsge = qp->swqe[slot].wqe.num_sge, nbv = 0, left = paylen, i;
+	struct bio_vec bv[SOFTRDMA_REQ_REF_FRAGS];
+	struct sk_buff *skb;
+	int err = 0;
+
+	for (i = 0; i < nsge && left; i++) {
+		struct softrdma_mr *mr;
+		u32 n, got, j;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = min_t(u64, left, sge[i].length - off);
+		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, sge[i].lkey,
+				     sge[i].addr + off, n, 0, &err);
+		if (!mr)
+			goto put;
+		got = softrdma_mr_pages(mr, sge[i].addr + off, n, bv + nbv,
+					SOFTRDMA_REQ_REF_FRAGS - nbv);
+		for (j = 0; j < got; j++)
+			get_page(bv[nbv + j].bv_page);
+		softrdma_mr_put(mr);
+		if (!got)
+			goto put;
+		nbv += got;
+		left -= n;
+		off = 0;
+	}
+	if (left) {
+		err = -EINVAL;
+		goto put;
+	}
+	skb = softrdma_roce_alloc_skb(qp, hlen);
+	if (!skb)
+		goto put;
+	for (i = 0; i < nbv; i++)
+		skb_add_rx_frag(skb, i, bv[i].bv_page, bv[i].bv_offset,
+				bv[i].bv_len, bv[i].bv_len);
+	if (pad)
+		softrdma_roce_add_zeroes(skb, pad);
+	return skb;
+put:
+	for (i = 0; i < nbv; i++)
+		put_page(bv[i].bv_page);
+	return err ? ERR_PTR(err) : NULL;
+}
+
+/*
  * Transmit packets @pkt to @pkt + @n - 1 of the WQE at index @idx in one
- * skb (@n is 1 but on the loop: softrdma_req_burst()).
+ * skb (@n is 1 but on the loop: softrdma_req_burst()). A burst's payload
+ * goes by reference where it can (softrdma_req_ref_skb()).
  */
 static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
 {
@@ -102,7 +175,7 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
 	u32 op = softrdma_rc_opcode(s->wqe.opcode, first, last);
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
 	struct softrdma_bth *bth;
-	struct sk_buff *skb;
+	struct sk_buff *skb = NULL;
 	u8 *p, flags = 0;
 	int err;
 
@@ -134,7 +207,13 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
 	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD)
 		hlen += SOFTRDMA_ATOMIC_ETH_LEN;
 
-	skb = softrdma_roce_alloc_skb(qp, hlen + paylen + pad);
+	if (n > 1 && paylen && !(s->wqe.flags & SOFTRDMA_WQE_INLINE)) {
+		skb = softrdma_req_ref_skb(qp, slot, off, hlen, paylen, pad);
+		if (IS_ERR(skb))
+			return PTR_ERR(skb);
+	}
+	if (!skb)
+		skb = softrdma_roce_alloc_skb(qp, hlen + paylen + pad);
 	if (!skb)
 		return -ENOMEM;
 	if (last && (s->wqe.flags & SOFTRDMA_WQE_SOLICITED))
@@ -200,7 +279,8 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
 		}
 		p += SOFTRDMA_IMMDT_LEN;
 	}
-	if (paylen) {
+	/* A burst by reference has its payload and pad in place. */
+	if (paylen && !skb_is_nonlinear(skb)) {
 		if (op == RC_ATOMIC_WRITE) {
 			/* The 8 bytes as the application gave them. */
 			memcpy(p, s->wqe.atomic_write.data, paylen);
@@ -218,7 +298,8 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
 			}
 		}
 	}
-	memset(p + paylen, 0, pad);
+	if (!skb_is_nonlinear(skb))
+		memset(p + paylen, 0, pad);
 	SOFTRDMA_ROCE_CB(skb)->npkts = n;
 	if (softrdma_roce_xmit(qp, skb) == -EAGAIN && n > 1)
 		return -EAGAIN;

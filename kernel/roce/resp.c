@@ -418,13 +418,60 @@ static void softrdma_resp_complete_inv(struct softrdma_qp *qp, u32 byte_len,
 }
 
 /*
- * A request for @qp: @npkts packets from PSN @psn on (more than one only
- * on the loop: a SEND's or RDMA WRITE's, struct softrdma_roce_cb), @p and
- * @len what follows the BTH, without the ICRC. Caller holds qp->lock.
+ * Place @len bytes of @skb's payload, from @p (in its linear part) on:
+ * into the receive WQE (@send) or where the RDMA WRITE has got to. A
+ * burst by reference (req.c) has them in pieces after its headers.
+ * Return: 0; -EINVAL if the receive WQE cannot hold them, -EACCES if the
+ * WRITE's rkey does not grant them.
  */
-void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
-		       u32 psn, u32 npkts, bool ackreq, u8 *p, u32 len)
+static int softrdma_resp_place(struct softrdma_qp *qp, struct sk_buff *skb,
+			       u8 *p, u32 len, bool send)
 {
+	u32 n = min_t(u32, len, skb_tail_pointer(skb) - p);
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	unsigned int i = 0;
+	int err = 0;
+
+	for (;;) {
+		if (send && n) {
+			if (softrdma_sge_copy(qp, qp->resp.rsge,
+					      qp->resp.rwqe.num_sge,
+					      qp->resp.roff, p, n, true,
+					      IB_ACCESS_LOCAL_WRITE))
+				err = -EINVAL;
+			else
+				qp->resp.roff += n;
+		} else if (n && !softrdma_resp_write_place(qp, p, n)) {
+			err = -EACCES;
+		}
+		if (i)
+			kunmap_local(p);
+		len -= n;
+		if (err || !len)
+			return err;
+		if (i == sh->nr_frags)
+			return send ? -EINVAL : -EACCES;
+		n = min_t(u32, len, skb_frag_size(&sh->frags[i]));
+		p = kmap_local_page(skb_frag_page(&sh->frags[i])) +
+		    skb_frag_off(&sh->frags[i]);
+		i++;
+	}
+}
+
+/*
+ * A request for @qp; @skb->data is its BTH. It stands for npkts packets
+ * (struct softrdma_roce_cb; more than one only on the loop: a SEND's or
+ * RDMA WRITE's). Caller holds qp->lock.
+ */
+void softrdma_resp_rcv(struct softrdma_qp *qp, struct sk_buff *skb)
+{
+	struct softrdma_bth *bth = (struct softrdma_bth *)skb->data;
+	u32 apsn = ntohl(bth->apsn), psn = apsn & SOFTRDMA_PSN_MASK;
+	u32 npkts = SOFTRDMA_ROCE_CB(skb)->npkts;
+	bool ackreq = apsn & SOFTRDMA_BTH_ACKREQ;
+	u8 op = bth->opcode, flags = bth->flags;
+	u8 *p = skb->data + SOFTRDMA_BTH_LEN;
+	u32 len = skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN;
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	s32 d = softrdma_psn_diff(psn, rqp->resp.epsn);
 	bool send = op <= RC_SEND_ONLY_IMM || op == RC_SEND_LAST_INV ||
@@ -554,16 +601,12 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		}
 		if (!qp->resp.in_recv)
 			goto nak_invalid;
-		if (paylen && softrdma_sge_copy(qp, qp->resp.rsge,
-						qp->resp.rwqe.num_sge,
-						qp->resp.roff, p, paylen, true,
-						IB_ACCESS_LOCAL_WRITE)) {
+		if (softrdma_resp_place(qp, skb, p, paylen, true)) {
 			softrdma_resp_complete_recv(qp, IB_WC_LOC_LEN_ERR,
 						    IB_WC_RECV, 0, false, NULL,
 						    false);
 			goto nak_invalid;
 		}
-		qp->resp.roff += paylen;
 		if (inv) {
 			__be32 ieth;
 			u32 rkey;
@@ -611,7 +654,7 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			rqp->resp.nak_sent = true;
 			return;
 		}
-		if (!softrdma_resp_write_place(qp, p, paylen))
+		if (softrdma_resp_place(qp, skb, p, paylen, false))
 			goto nak_access;
 		if (last) {
 			rqp->resp.in_write = false;
@@ -640,19 +683,6 @@ nak_invalid:
 	softrdma_roce_qp_fail(qp);
 }
 
-/* A request that waited in the backlog: @skb->data is its BTH. */
-static void softrdma_resp_rcv_skb(struct softrdma_qp *qp, struct sk_buff *skb)
-{
-	struct softrdma_bth *bth = (struct softrdma_bth *)skb->data;
-	u32 apsn = ntohl(bth->apsn);
-
-	softrdma_resp_rcv(qp, bth->opcode, bth->flags, apsn & SOFTRDMA_PSN_MASK,
-			  SOFTRDMA_ROCE_CB(skb)->npkts,
-			  apsn & SOFTRDMA_BTH_ACKREQ,
-			  skb->data + SOFTRDMA_BTH_LEN,
-			  skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN);
-}
-
 /*
  * The responder's paced output: the next batch of a long READ answer, then
  * the requests that waited for it, in order, then the ACK they ask for.
@@ -677,7 +707,7 @@ void softrdma_resp_tasklet(struct tasklet_struct *t)
 		softrdma_resp_read_more(qp);
 	while (!rqp->resp.rd_active &&
 	       (skb = __skb_dequeue(&rqp->resp.backlog))) {
-		softrdma_resp_rcv_skb(qp, skb);
+		softrdma_resp_rcv(qp, skb);
 		kfree_skb(skb);
 	}
 	if (rqp->resp.rd_active)

@@ -397,6 +397,7 @@ static inline s32 softrdma_psn_diff(u32 a, u32 b)
 }
 
 /* net.c */
+void softrdma_roce_add_zeroes(struct sk_buff *skb, u32 len);
 int softrdma_roce_init(void);
 void softrdma_roce_exit(void);
 int softrdma_roce_dev_init(struct softrdma_dev *sdev);
@@ -453,8 +454,7 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
 		       u8 *p, u32 paylen);
 
 /* resp.c: the responder */
-void softrdma_resp_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
-		       u32 npkts, bool ackreq, u8 *p, u32 len);
+void softrdma_resp_rcv(struct softrdma_qp *qp, struct sk_buff *skb);
 void softrdma_resp_tasklet(struct tasklet_struct *t);
 void softrdma_resp_stop(struct softrdma_qp *qp);
 void softrdma_resp_flush_ack(struct softrdma_qp *qp);
