@@ -125,6 +125,12 @@ static inline void softrdma_count(struct softrdma_dev *sdev,
 	atomic64_inc(&sdev->counters[c]);
 }
 
+static inline void softrdma_count_add(struct softrdma_dev *sdev,
+				      enum softrdma_counter c, u32 n)
+{
+	atomic64_add(n, &sdev->counters[c]);
+}
+
 struct softrdma_ucontext {
 	struct ib_ucontext ibuc;
 };

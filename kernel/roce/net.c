@@ -506,10 +506,10 @@ static int softrdma_roce_loop(struct softrdma_qp *qp, struct net *net,
 	/* As lo delivers it: the owner of the address is the device. */
 	skb->dev = net->loopback_dev;
 	__skb_pull(skb, skb_transport_offset(skb));
-	atomic64_add(SOFTRDMA_ROCE_CB(skb)->npkts,
-		     &qp->sdev->counters[SOFTRDMA_CNT_TX_PKTS]);
-	atomic64_add(SOFTRDMA_ROCE_CB(skb)->npkts - 1,
-		     &qp->sdev->counters[SOFTRDMA_CNT_LOOP_MERGED]);
+	softrdma_count_add(qp->sdev, SOFTRDMA_CNT_TX_PKTS,
+			   SOFTRDMA_ROCE_CB(skb)->npkts);
+	softrdma_count_add(qp->sdev, SOFTRDMA_CNT_LOOP_MERGED,
+			   SOFTRDMA_ROCE_CB(skb)->npkts - 1);
 	to_rqp(qp)->req.looped = true;
 	skb_queue_tail(&sn->loop, skb);
 	tasklet_schedule(&sn->loop_bh);

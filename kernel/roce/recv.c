@@ -99,8 +99,8 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 		qp = xa_load(&sdev->qps, qpn);
 		if (qp && !refcount_inc_not_zero(&qp->refs))
 			qp = NULL;
-		atomic64_add(npkts, &sdev->counters[qp ? SOFTRDMA_CNT_RX_PKTS :
-						     SOFTRDMA_CNT_RX_NOQP]);
+		softrdma_count_add(sdev, qp ? SOFTRDMA_CNT_RX_PKTS :
+					      SOFTRDMA_CNT_RX_NOQP, npkts);
 	}
 	rcu_read_unlock();
 	if (!qp)

@@ -86,7 +86,7 @@ static u32 softrdma_req_burst(struct softrdma_qp *qp,
 	room = SOFTRDMA_REQ_WINDOW -
 	       softrdma_psn_diff(softrdma_psn_add(s->first_psn, pkt),
 				 softrdma_req_una(qp));
-	return clamp(min(n, room), 1U, n);
+	return max(min(n, room), 1U);
 }
 
 /*

@@ -15,7 +15,7 @@
 # layers: stock
 # timeout: 300
 test_rc_poller() {
-	local us g0 g1 srv p0 p1
+	local us p0 p1
 	for us in 200 0; do
 		echo "== poll_us=$us"
 		modprobe softrdma poll_us=$us
@@ -33,13 +33,7 @@ test_rc_poller() {
 		fi
 		# UD: by kicks only.
 		p1=$(ip netns exec b bash -c "$(declare -f counter); counter sr1 poller_sends")
-		g0=$(gid_index sr0 ::ffff:10.0.0.1)
-		g1=$(ip netns exec b bash -c "$(declare -f gid_index); gid_index sr1 ::ffff:10.0.0.2")
-		ip netns exec b timeout 60 ibv_ud_pingpong -d sr1 -g "$g1" -p "$P_PINGPONG" -s 512 -n 200 -c >"$TEST_TMP"/srv.log 2>&1 &
-		srv=$!
-		wait_listen b "$P_PINGPONG"
-		timeout 60 ibv_ud_pingpong -d sr0 -g "$g0" -p "$P_PINGPONG" -s 512 -n 200 -c 10.0.0.2
-		wait $srv || { cat "$TEST_TMP"/srv.log; return 1; }
+		pingpong_softroce ibv_ud_pingpong 200 512
 		counter_is sr0 poller_sends "$p0"
 		[ "$(ip netns exec b bash -c "$(declare -f counter); counter sr1 poller_sends")" = "$p1" ]
 		rdma link delete sr0
