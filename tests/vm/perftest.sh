@@ -57,6 +57,8 @@ done
 # rdma_cm (-R) listens on every device in turn (iWARP: a TCP socket each):
 # the first one up is not necessarily the one the client reaches.
 case " $* " in *" -R "*) sleep 1 ;; esac
+# What listened when the client started (printed if the run fails).
+in_ns "$sns" ss -Hltne "sport = :$port" >"$T"/perf-listen.log 2>&1
 in_ns "$cns" timeout 300 "$t" -d "$cdev" -x "${GIDX:-1}" -p $port -F "$@" "$sip" >"$T"/perf-cli.log 2>&1 &
 cli=$!
 # A side about to time out: where it waits, and the TCP sockets.
@@ -88,6 +90,8 @@ if [ -n "$bad" ]; then
 	echo "--- server:"
 	tail -n 15 "$T"/perf-srv.log
 	[ -s "$T"/perf-hang.log ] && cat "$T"/perf-hang.log
+	echo "--- listening on port $port when the client started:"
+	cat "$T"/perf-listen.log
 	# What each device counted (Terminates, malformed input, ...).
 	echo "--- counters:"
 	in_ns "$sns" rdma statistic show link "$sdev/1" 2>&1
