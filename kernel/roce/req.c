@@ -62,7 +62,8 @@ static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
  * How many packets, from packet @pkt of @s on, the next skb may stand for:
  * one, but for a SEND or RDMA WRITE of an RC QP whose last packet took the
  * loop (struct softrdma_roce_cb): as many as SOFTRDMA_LOOP_MAX_BYTES and
- * the window leave room for.
+ * the window leave room for (fewer when it cannot go by reference:
+ * softrdma_req_xmit()'s -E2BIG).
  */
 static u32 softrdma_req_burst(struct softrdma_qp *qp,
 			      const struct softrdma_swqe *s, u32 pkt)
@@ -90,10 +91,11 @@ static u32 softrdma_req_burst(struct softrdma_qp *qp,
 }
 
 /*
- * Pieces of a burst's payload by reference at most: with its pad and ICRC
- * room (one more piece), within any kernel's MAX_SKB_FRAGS.
+ * Pieces of a burst's payload by reference at most (64 KiB of whole
+ * pages): with its pad and ICRC room (one more piece), within any
+ * kernel's MAX_SKB_FRAGS.
  */
-#define SOFTRDMA_REQ_REF_FRAGS	15
+#define SOFTRDMA_REQ_REF_FRAGS	16
 static_assert(SOFTRDMA_REQ_REF_FRAGS < MAX_SKB_FRAGS);
 
 /*
@@ -164,7 +166,8 @@ put:
 /*
  * Transmit packets @pkt to @pkt + @n - 1 of the WQE at index @idx in one
  * skb (@n is 1 but on the loop: softrdma_req_burst()). A burst's payload
- * goes by reference where it can (softrdma_req_ref_skb()).
+ * goes by reference where it can (softrdma_req_ref_skb()); -E2BIG: it
+ * cannot, and is larger than SOFTRDMA_LOOP_COPY_MAX_BYTES.
  */
 static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
 {
@@ -211,6 +214,9 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
 		skb = softrdma_req_ref_skb(qp, slot, off, hlen, paylen, pad);
 		if (IS_ERR(skb))
 			return PTR_ERR(skb);
+		/* To be copied: not into one skb this large. */
+		if (!skb && paylen > SOFTRDMA_LOOP_COPY_MAX_BYTES)
+			return -E2BIG;
 	}
 	if (!skb)
 		skb = softrdma_roce_alloc_skb(qp, hlen + paylen + pad);
@@ -625,6 +631,12 @@ again:
 				goto window_full;
 			n = softrdma_req_burst(qp, s, pkt);
 			err = softrdma_req_xmit(qp, idx, pkt, n);
+			if (err == -E2BIG) {
+				/* Its pages go copied: a smaller burst. */
+				n = SOFTRDMA_LOOP_COPY_MAX_BYTES /
+				    softrdma_mtu(qp);
+				err = softrdma_req_xmit(qp, idx, pkt, n);
+			}
 			if (err == -EAGAIN && n > 1) {
 				/* Off the loop now: one packet each. */
 				n = 0;

@@ -30,14 +30,16 @@
  * What a RoCE skb of ours stands for (in skb->cb): @npkts packets of one
  * message in a row, from its BTH's PSN on. Only the loop (net.c), where
  * nothing is on a wire, carries an skb of more than one (up to
- * SOFTRDMA_LOOP_MAX_BYTES of payload); a wire never does.
+ * SOFTRDMA_LOOP_MAX_BYTES of payload by reference to the sender's pages,
+ * SOFTRDMA_LOOP_COPY_MAX_BYTES copied); a wire never does.
  */
 struct softrdma_roce_cb {
 	u32 npkts;
 };
 
 #define SOFTRDMA_ROCE_CB(skb)	((struct softrdma_roce_cb *)(skb)->cb)
-#define SOFTRDMA_LOOP_MAX_BYTES	(32 * 1024 - 1024)
+#define SOFTRDMA_LOOP_MAX_BYTES		(64 * 1024)
+#define SOFTRDMA_LOOP_COPY_MAX_BYTES	(32 * 1024 - 1024)
 /* Requests that wait behind a READ answer being sent, at most (resp.c). */
 #define SOFTRDMA_RESP_BACKLOG	4096
 #define SOFTRDMA_BTH_LEN	12

@@ -3,10 +3,11 @@
 # takes softroce's loop (kernel/roce/net.c) rather than IP and lo: the
 # transfers check their bytes, no RoCE packet shows on lo, and the device
 # counts what it sent. A message of several packets goes as few skbs
-# (up to 31 KiB of payload each; loop_merged_packets counts the packets
-# that went in another's skb). The receive side still finds the device by
-# the destination address, as it did for packets from lo. A peer in another
-# namespace still gets real packets with good ICRCs (rc_transfers, the
+# (up to 64 KiB of payload each by reference, 31 KiB where it must be
+# copied; loop_merged_packets counts the packets that went in another's
+# skb). The receive side still finds the device by the destination
+# address, as it did for packets from lo. A peer in another namespace
+# still gets real packets with good ICRCs (rc_transfers, the
 # wire and interop tests).
 #
 # layers: stock debug
