@@ -114,3 +114,87 @@ lab_ready() {
 		"$LAB_REPO/tools/lab.d/build.sh" || die "tools/lab build failed"
 	fi
 }
+
+# The guests: one builder for every command that boots one (run.sh, pair.sh).
+#
+# guest_prepare OUT KERNEL SMP CMD...: a guest that runs CMD as root with
+# this checkout's build: writes OUT/guest.env (what the initramfs and
+# guest-init.sh read; a caller may append more lines) and the QEMU command
+# line in the array GUEST_QARGS (a caller may add devices). Shares: the
+# host folders in the array GUEST_SHARES, mounted read-write at the same
+# path. LAB_MEM and LAB_TIMEOUT as tools/lab run documents them.
+GUEST_SHARES=()
+GUEST_QARGS=()
+guest_prepare() {
+	local out=$1 kernel=$2 smp=$3 kimg mem limit initrd=$SOFTRDMA_LAB/initrd.cpio.gz s i=0
+	shift 3
+	case "$kernel" in
+	stock)
+		kimg=$LAB_ROOT/boot/vmlinuz-$(stock_kver)
+		mem=${LAB_MEM:-3G}
+		;;
+	debug)
+		kimg=$LAB_ROOT$DEBUG_KDIR/arch/x86/boot/bzImage
+		mem=${LAB_MEM:-4G}
+		;;
+	*) die "--kernel takes stock or debug" ;;
+	esac
+	[ -f "$kimg" ] || die "no $kernel kernel image ($kimg): run tools/lab setup"
+	[ -f "$initrd" ] || die "no initramfs: run tools/lab setup"
+	limit=${LAB_TIMEOUT:-3600}
+	{
+		printf 'LAB_REPO=%q\n' "$LAB_REPO"
+		printf 'LAB_SHARES=%q\n' "${GUEST_SHARES[*]:-}"
+		printf 'LAB_CWD=%q\n' "$PWD"
+		printf 'LAB_KERNEL=%q\n' "$kernel"
+		# The guest reports its state and stops this long before the limit.
+		printf 'LAB_DEADLINE=%d\n' $((limit > 300 ? limit - 120 : 0))
+		if [ $# -eq 1 ]; then
+			printf 'LAB_CMD=%q\n' "$1"
+		else
+			printf 'LAB_CMD=%q\n' "$(printf '%q ' "$@")"
+		fi
+	} >"$out/guest.env"
+	# shellcheck disable=SC2054 # commas inside QEMU options
+	GUEST_QARGS=(
+		-accel tcg,thread=multi -cpu max,la57=off -smp "$smp" -m "$mem"
+		-display none -monitor none -serial stdio -no-reboot
+		-kernel "$kimg" -initrd "$initrd"
+		-append "console=ttyS0 loglevel=2 panic=-1 oops=panic panic_print=0x20"
+		-virtfs "$(guest_9p "$LAB_ROOT" root readonly=on)"
+		-virtfs "$(guest_9p "$LAB_REPO" repo readonly=on)"
+		-virtfs "$(guest_9p "$out" out)"
+		-nic none
+	)
+	for s in "${GUEST_SHARES[@]}"; do
+		GUEST_QARGS+=(-virtfs "$(guest_9p "$s" "share$i")")
+		i=$((i + 1))
+	done
+}
+guest_9p() { echo "local,path=$1,mount_tag=$2,security_model=none,multidevs=remap${3:+,$3}"; }
+
+# guest_verdict OUT [NAME]: the status of the command the guest OUT ran,
+# unless the guest died before it finished (124) or its kernel reported a
+# problem (an oops, BUG, WARNING, KASAN, lockdep: 99; kmemleak: 98),
+# whatever the command said. NAME: how the messages call the guest.
+guest_verdict() {
+	local out=$1 who=${2:-the guest} rc pat
+	if [ ! -f "$out/status" ]; then
+		echo "[lab] $who died before the command finished" >&2
+		[ -f "$out/dmesg" ] && tail -n 60 "$out/dmesg" >&2
+		return 124
+	fi
+	rc=$(cat "$out/status")
+	pat='Oops:|BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|Call Trace:|general protection fault|kernel BUG'
+	if grep -Eq "$pat" "$out/dmesg"; then
+		echo "[lab] the kernel of $who reported a problem during the run:" >&2
+		grep -E -A 40 "$pat" "$out/dmesg" | head -n 120 >&2
+		[ "$rc" = 0 ] && rc=99
+	fi
+	if [ -s "$out/kmemleak" ]; then
+		echo "[lab] kmemleak found leaks in $who:" >&2
+		head -n 80 "$out/kmemleak" >&2
+		[ "$rc" = 0 ] && rc=98
+	fi
+	return "$rc"
+}
