@@ -25,6 +25,10 @@ procps iputils-ping ethtool strace less gdb"
 # Open MPI). A stage of their own: adding one never upgrades (and so never
 # rebuilds) what the stages after root-packages made from the root.
 ULP_PKGS="nfs-kernel-server ucx-utils openmpi-bin libopenmpi-dev"
+# What tools/lab bench compares softrdma with on the wire: the kernel's TCP
+# (iperf3 for bandwidth, sockperf for a busy-polling ping-pong). The last
+# stage: adding one rebuilds nothing.
+BENCH_PKGS="iperf3 sockperf"
 
 STAMPS=$SOFTRDMA_LAB/stamps
 [ $check = 1 ] || mkdir -p "$SOFTRDMA_LAB" "$LAB_LOGS" "$STAMPS"
@@ -135,13 +139,13 @@ SRC
 	echo softrdma-lab >"$LAB_ROOT/etc/hostname"
 }
 
-ulp_packages() {
-	# No service may start in the chroot.
+# extra_packages PKG...: more packages in the root, nothing upgraded, no
+# service started.
+extra_packages() {
 	printf '#!/bin/sh\nexit 101\n' >"$LAB_ROOT/usr/sbin/policy-rc.d"
 	chmod 755 "$LAB_ROOT/usr/sbin/policy-rc.d"
 	in_root apt-get update -q
-	# shellcheck disable=SC2086
-	in_root apt-get install -y -q --no-install-recommends --no-upgrade $ULP_PKGS
+	in_root apt-get install -y -q --no-install-recommends --no-upgrade "$@"
 	in_root apt-get clean
 	rm -f "$LAB_ROOT/usr/sbin/policy-rc.d"
 }
@@ -261,7 +265,8 @@ if [ ! -x "$LAB_ROOT/usr/bin/apt-get" ]; then
 	step debootstrap debootstrap_root
 fi
 stage root-packages "$(key_of "$ROOT_PKGS")" root_packages
-stage ulp-packages "$(key_of "$ULP_PKGS")" ulp_packages
+# shellcheck disable=SC2086 # package lists
+stage ulp-packages "$(key_of "$ULP_PKGS")" extra_packages $ULP_PKGS
 # (The step keeps its historical stamp name.)
 done_p rdma-core "$RDMA_CORE_VER" || {
 	[ $check = 0 ] || { echo "setup: step rdma-core has to run" >&2; exit 1; }
@@ -276,6 +281,8 @@ stage debug-kernel "$(key_of "$(cat "$LAB_REPO/tools/lab.d/debug.config")" "$(ca
 [ $check = 1 ] || say "debug kernel: $(debug_kver)"
 stage initramfs "$(key_of "$STOCK" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init")")" initramfs "$STOCK"
 [ -f "$SOFTRDMA_LAB/initrd.cpio.gz" ] || { [ $check = 0 ] || exit 1; step initramfs initramfs "$STOCK"; }
+# shellcheck disable=SC2086
+stage bench-packages "$(key_of "$BENCH_PKGS")" extra_packages $BENCH_PKGS
 [ $check = 0 ] || exit 0
 
 say "setup complete in $((SECONDS - t0)) s; cache: $SOFTRDMA_LAB"
