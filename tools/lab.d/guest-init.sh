@@ -23,7 +23,7 @@ mount -t tmpfs tmpfs /run
 chmod 1777 /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 stty -F /dev/console -onlcr 2>/dev/null
-hostname softrdma-lab
+hostname "${LAB_HOST:-softrdma-lab}"
 echo 1 >/proc/sys/kernel/sysrq
 
 finish() {
@@ -85,6 +85,41 @@ fi
 . "$LAB_REPO/tools/lab.d/fixture.sh"
 if ! fixture_up >$OUT/fixture.log 2>&1; then
 	cat $OUT/fixture.log
+	finish 125
+fi
+
+# One of two guests (tools/lab pair): eth0, on the host's bridge, gets
+# LAB_NET_ADDRS and LAB_NET_MTU (no udev: the driver is loaded here).
+# Guest A gets the `peer` command (tools/lab.d/peer.sh) and starts its
+# command once guest B's agent answers and B answers pings.
+pair_up() {
+	local a n=100
+	modprobe virtio_net
+	while [ ! -e /sys/class/net/eth0 ] && [ $n -gt 0 ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	sysctl -qw net.ipv6.conf.eth0.accept_dad=0 || return 1
+	for a in $LAB_NET_ADDRS; do
+		ip addr add "$a" dev eth0 nodad || return 1
+	done
+	ip link set eth0 mtu "${LAB_NET_MTU:-1500}" up || return 1
+	[ "$LAB_PEER_ROLE" = a ] || return 0
+	ln -sf "$LAB_REPO/tools/lab.d/peer.sh" /usr/local/bin/peer
+	n=600
+	while [ ! -e "$LAB_PEER_DIR/ready" ] && [ ! -e "$LAB_PEER_DIR/dead" ] && [ $n -gt 0 ]; do
+		sleep 0.5
+		n=$((n - 1))
+	done
+	[ -e "$LAB_PEER_DIR/ready" ] || { echo "[lab] guest B did not come up"; return 1; }
+	n=30
+	until ping -c 1 -W 1 "$LAB_PEER_IP" >/dev/null; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || { echo "[lab] guest B does not answer on eth0"; return 1; }
+	done
+}
+if [ -n "${LAB_NET_ADDRS:-}" ] && ! pair_up >$OUT/pair.log 2>&1; then
+	cat $OUT/pair.log
 	finish 125
 fi
 

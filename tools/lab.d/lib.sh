@@ -125,6 +125,21 @@ lab_ready() {
 # path. LAB_MEM and LAB_TIMEOUT as tools/lab run documents them.
 GUEST_SHARES=()
 GUEST_QARGS=()
+# guest_opt ARGS...: the option ARGS start with, if it is one of the
+# guest's (--kernel stock|debug, --share DIR): sets GUEST_KERNEL or adds to
+# GUEST_SHARES, and GUEST_SHIFT to the words it took; fails otherwise.
+GUEST_KERNEL=stock
+GUEST_SHIFT=0
+# shellcheck disable=SC2034 # for run.sh and pair.sh
+guest_opt() {
+	case "$1" in
+	--kernel) GUEST_KERNEL=$2 GUEST_SHIFT=2 ;;
+	--kernel=*) GUEST_KERNEL=${1#*=} GUEST_SHIFT=1 ;;
+	--share) GUEST_SHARES+=("$(readlink -f "$2")") GUEST_SHIFT=2 ;;
+	--share=*) GUEST_SHARES+=("$(readlink -f "${1#*=}")") GUEST_SHIFT=1 ;;
+	*) return 1 ;;
+	esac
+}
 guest_prepare() {
 	local out=$1 kernel=$2 smp=$3 kimg mem limit initrd=$SOFTRDMA_LAB/initrd.cpio.gz s i=0
 	shift 3
