@@ -1,89 +1,182 @@
 #!/bin/bash
-# tools/lab bench, the guest's half (tools/lab.d/bench.sh boots the stock
-# kernel and runs it):  bench-guest.sh OUT ROUNDS ITERS POLL_US
-# Every device is placed alike: alone on veth0 (10.0.0.1), perftest's
-# server and client both on it (loopback), one device after the other, in
-# BENCH_ROUNDS interleaved rounds (rxe, siw, softroce, softiwarp, then
-# again); each number is the median of its rounds. Then softrdma across the
-# two namespaces (veth0 <-> veth1 in netns b), the guest's own memcpy and
-# cache-line handoff, and the SQ poller (poll_us) against a kick per post.
-# Writes OUT/bench.tsv (every sample: KEY DEVICE VALUE), OUT/bench.txt (the
-# tables, also printed) and OUT/bench.svg (the size sweep and the ratios).
+# tools/lab bench, the guests' half (tools/lab.d/bench.sh boots the stock
+# kernel and runs it):  bench-guest.sh OUT ROUNDS ITERS POLL_US PARTS...
+# PARTS, each measured in ROUNDS interleaved rounds (every number is the
+# median of its rounds):
+#   veth  the wire of one guest (tools/lab run): every device pair placed
+#         alike across the fixture's veth pair, the server on veth1 in netns
+#         b, the client on veth0 here: softroce, softiwarp and siw with
+#         their own kind, rxe (client) to softroce (6.12's rxe receives in
+#         the initial netns only), and the kernel's TCP (iperf3, sockperf);
+#         at netdev MTU 1500 and 9000 (RoCE's path MTU then 4096)
+#   pair  the same across two guests (tools/lab pair; this is guest A and
+#         the client, guest B is reached with `peer`), rxe on both ends
+#   loop  every device alone on veth0, server and client both on it
+#         (loopback), one after the other (rxe, siw, softroce, softiwarp);
+#         softrdma across the two namespaces, the guest's own memcpy and
+#         cache-line handoff; then the SQ poller (poll_us) against a kick
+#         per post
+# Wire rows: latency (write, send, read; 2 B), the 8-byte message rate, the
+# bandwidth of 64 KiB and 1 MiB messages and of 64 KiB over 8 QPs (TCP: 8
+# streams), each with the CPU time of the guests (both ends; /proc/stat's
+# busy time from the client's start to its end) per GiB moved.
+# Appends every sample (KEY DEVICE VALUE; DEVICE is WIRE.MTU.KIND on the
+# wire) to OUT/bench.tsv; tools/lab.d/bench-report.sh makes the tables.
 set -u
 out=$1 rounds=$2 iters=$3 poll_on=$4
+shift 4
+parts=" $* "
 here=$(cd "$(dirname "$0")" && pwd)
 samples=$out/bench.tsv
-: >"$samples"
+hz=$(getconf CLK_TCK)
 
 DEVS="rxe siw softroce softiwarp"
 declare -A NAME=([rxe]=rxe0 [siw]=siw0 [softroce]=sr0 [softiwarp]=si0)
 SWEEP="2 64 1024 4096 16384 65536 262144 1048576"
 
-# dev_up KIND / dev_down KIND: the device alone on veth0. rxe holds UDP
-# port 4791 while its module is loaded, so rxe and siw come and go with
-# their modules; softrdma stays loaded (poll_us is its parameter).
-dev_up() {
-	case $1 in
-	rxe) modprobe rdma_rxe && rdma link add rxe0 type rxe netdev veth0 ;;
-	siw) modprobe siw && rdma link add siw0 type siw netdev veth0 ;;
-	softroce) rdma link add sr0 type softroce netdev veth0 ;;
-	softiwarp) rdma link add si0 type softiwarp netdev veth0 ;;
+# Where the server side runs: SRV is "-" (here), a netns (b) or "peer"
+# (guest B of a pair).
+SRV=-
+on_srv() {
+	case $SRV in
+	-) "$@" ;;
+	peer) peer "$@" ;;
+	*) ip netns exec "$SRV" "$@" ;;
 	esac
 }
-dev_down() {
-	rdma link del "${NAME[$1]}"
-	case $1 in
-	rxe) modprobe -r rdma_rxe ;;
-	siw) modprobe -r siw ;;
-	esac
-}
-# iWARP devices connect through rdma_cm (-R), as users run them.
-cm_flag() { case $1 in siw | softiwarp) echo -R ;; esac; }
 
-# in_ns NS CMD...: CMD in netns NS ("-": this one).
-in_ns() {
-	local ns=$1
+# srv_start PORT CMD...: the server CMD in the background (120 s at most);
+# returns once a TCP socket listens on PORT (30 s at most): perftest's
+# own port, or over rdma_cm an iWARP driver's listening kernel socket.
+srv_job=
+srv_start() {
+	local port=$1 n=300
 	shift
-	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
+	if [ "$SRV" = peer ]; then
+		srv_job=$(peer -b -l "$port" timeout --foreground 120 "$@" 2>/tmp/bench-srv.err) && return 0
+		srv_job=
+		return 1
+	fi
+	# A process group of its own, so srv_end can end all of it.
+	set -m
+	on_srv timeout --foreground 120 "$@" >/dev/null 2>/tmp/bench-srv.err &
+	srv_job=$!
+	set +m
+	while [ -z "$(on_srv ss -Hltn "sport = :$port")" ]; do
+		n=$((n - 1))
+		if [ $n -le 0 ] || ! kill -0 $srv_job 2>/dev/null; then
+			return 1
+		fi
+		sleep 0.1
+	done
 }
 
-# run SNS SDEV CNS CDEV IP TEST ARGS...: one perftest run, server SDEV in
-# netns SNS, client CDEV in CNS; prints the last row of its table. -F: the
-# CPU frequency check of perftest fails now and then under TCG (r^2 below
-# 0.9), and the program then gives up on its report.
-run() {
-	local sns=$1 sdev=$2 cns=$3 cdev=$4 ip=$5 t=$6
-	shift 6
-	in_ns "$sns" timeout 120 "$t" -d "$sdev" -F "$@" >/dev/null 2>&1 &
-	local srv=$! n=300
-	# Connect once the server listens, 30 s at most (perftest port 18515;
-	# over rdma_cm the listener is a kernel socket of the driver).
-	while [ $n -gt 0 ] && [ -z "$(in_ns "$sns" ss -Hltn "sport = :18515")" ]; do
-		sleep 0.1
-		n=$((n - 1))
-	done
-	sleep 0.2
-	local row rc=0
-	row=$(in_ns "$cns" timeout 120 "$t" -d "$cdev" -F "$@" "$ip" 2>/tmp/bench-cli.err) || rc=$?
-	row=$(echo "$row" | grep -E "^ +[0-9]+ +[0-9]+ " | tail -n 1)
-	wait $srv 2>/dev/null || true
-	# A missing row says why (on stderr: the tables stay clean).
-	if [ -n "$row" ]; then
-		echo "$row"
+# srv_end [kill]: wait for the server to end (after its client), or end it.
+srv_end() {
+	[ -n "$srv_job" ] || return 0
+	if [ "$SRV" = peer ]; then
+		if [ -n "${1:-}" ]; then
+			peer -k "$srv_job" >/dev/null 2>&1
+		else
+			peer -w "$srv_job" >/dev/null 2>&1
+		fi
 	else
-		echo "$t on $cdev: no result (exit $rc): $(tail -n 2 /tmp/bench-cli.err | tr "\n" " ")" >&2
+		[ -z "${1:-}" ] || kill -TERM -- "-$srv_job" 2>/dev/null
+		wait "$srv_job" 2>/dev/null
 	fi
+	srv_job=
+	return 0
+}
+
+# busy: BUSY, the CPU time the guests have been busy so far (both, in a
+# pair), in clock ticks: /proc/stat's user, nice, system, irq, softirq and
+# steal. Here without a process (it runs inside measured windows).
+BUSY=0
+busy() {
+	ticks </proc/stat
+	[ "$SRV" = peer ] || return 0
+	local t=$BUSY
+	ticks < <(peer --read /proc/stat)
+	BUSY=$((BUSY + t))
+}
+# ticks: BUSY of a /proc/stat on stdin (its first line: cpu user nice
+# system idle iowait irq softirq steal ...).
+ticks() {
+	local c u n s idle iow q sq st r
+	read -r c u n s idle iow q sq st r
+	: "$c" "$idle" "$iow" "$r"
+	BUSY=$((u + n + s + q + sq + st))
+}
+
+# run CDEV SDEV IP TEST ARGS...: one perftest run, the server SDEV where
+# SRV says, the client CDEV here; sets ROW (the last row of the client's
+# table, empty if none) and TICKS (busy ticks from the client's table
+# header, printed once connected, to its result: the transfer, without
+# the start-up). -F: the CPU frequency check of perftest fails now and
+# then under TCG (r^2 below 0.9), and the program then gives up on its
+# report.
+# A run without a result is tried once more: an rdma_cm server listens on
+# every device of its kind, the other end's too, and siw refuses a first
+# connection now and then.
+ROW=
+TICKS=0
+run() {
+	run_once "$@"
+	[ -n "$ROW" ] || { sleep 1; run_once "$@"; }
+}
+run_once() {
+	local cdev=$1 sdev=$2 ip=$3 t=$4 line t0=
+	shift 4
+	ROW=
+	TICKS=0
+	if ! srv_start 18515 "$t" -d "$sdev" -F "$@"; then
+		echo "$t on $sdev: the server did not start: $(tail -n 2 /tmp/bench-srv.err | tr "\n" " ")" >&2
+		srv_end kill
+		return
+	fi
+	# The listener is up; give the server a moment to wait in accept().
+	[ "$SRV" = peer ] || sleep 0.2
+	while IFS= read -r line; do
+		case $line in
+		*"#bytes"*)
+			busy
+			t0=$BUSY
+			;;
+		" "*[0-9]*)
+			[[ $line =~ ^\ +[0-9]+\ +[0-9]+\  ]] || continue
+			ROW=$line
+			[ -z "$t0" ] || { busy; TICKS=$((BUSY - t0)); }
+			;;
+		esac
+	done < <(timeout 120 stdbuf -oL "$t" -d "$cdev" -F "$@" "$ip" 2>/tmp/bench-cli.err)
+	srv_end
+	# A missing row says why (on stderr: the tables stay clean).
+	[ -n "$ROW" ] ||
+		echo "$t on $cdev: no result: $(tail -n 2 /tmp/bench-cli.err | tr "\n" " ")" >&2
+}
+
+# put KEY DEVICE VALUE: one sample; nothing for a value that is not a
+# positive number (a failed run's 0.00, perftest's inf).
+put() {
+	[[ $3 =~ ^[0-9]*\.?[0-9]+$ && $3 =~ [1-9] ]] || return 0
+	echo "$1 $2 $3" >>"$samples"
+}
+# col N: column N of ROW.
+col() { echo "$ROW" | awk -v c="$1" '{ print $c }'; }
+# per_gib BYTES: the CPU seconds of TICKS per GiB of BYTES.
+per_gib() {
+	awk -v t="$TICKS" -v b="$1" -v hz="$hz" 'BEGIN { if (b > 0) printf "%.3f", t / hz / (b / 1073741824) }'
 }
 
 # sample KEY KIND COLUMN TEST ARGS...: one loopback run of KIND's device;
 # column COLUMN of its row goes to the samples.
 sample() {
-	local key=$1 kind=$2 col=$3 t=$4 dev
+	local key=$1 kind=$2 c=$3 t=$4 dev
 	shift 4
 	dev=${NAME[$kind]}
 	# shellcheck disable=SC2046 # cm_flag: no word or one
-	run - "$dev" - "$dev" 10.0.0.1 "$t" $(cm_flag "$kind") "$@" |
-		awk -v k="$key" -v d="$kind" -v c="$col" '{ print k, d, $c }' >>"$samples"
+	run "$dev" "$dev" 10.0.0.1 "$t" $(cm_flag "$kind") "$@"
+	put "$key" "$kind" "$(col "$c")"
 }
 
 # bw_iters SIZE: about 32 MiB per run, at least 16 and at most ITERS.
@@ -94,11 +187,179 @@ bw_iters() {
 	echo "$n"
 }
 
-q8=$((iters / 8))
-[ $q8 -lt 16 ] && q8=16
-for r in $(seq "$rounds"); do
+# iWARP devices connect through rdma_cm (-R), as users run them.
+cm_flag() { case $1 in siw | softiwarp) echo -R ;; esac; }
+
+# dev_add WHERE KIND NETDEV NAME / dev_del WHERE KIND NAME: an RDMA device
+# here (WHERE -) or on the server's side (srv). rxe holds UDP port 4791
+# while its module is loaded, so rxe and siw come and go with their
+# modules; softrdma stays loaded (poll_us is its parameter).
+dev_add() {
+	local at=on_srv
+	[ "$1" = - ] && at=
+	case $2 in
+	rxe) $at modprobe rdma_rxe && $at rdma link add "$4" type rxe netdev "$3" ;;
+	siw) $at modprobe siw && $at rdma link add "$4" type siw netdev "$3" ;;
+	*) $at rdma link add "$4" type "$2" netdev "$3" ;;
+	esac
+}
+dev_del() {
+	local at=on_srv
+	[ "$1" = - ] && at=
+	$at rdma link del "$3" 2>/dev/null
+	case $2 in
+	rxe) $at modprobe -r rdma_rxe 2>/dev/null ;;
+	siw) $at modprobe -r siw 2>/dev/null ;;
+	esac
+	return 0
+}
+dev_up() { dev_add - "$1" veth0 "${NAME[$1]}"; }
+dev_down() { dev_del - "$1" "${NAME[$1]}"; }
+
+# The wire: WIRE (veth or pair) sets where the server runs, the netdevs
+# and the server's address.
+wire_at() {
+	case $1 in
+	veth) SRV=b CNET=veth0 SNET=veth1 SIP=10.0.0.2 ;;
+	pair) SRV=peer CNET=eth0 SNET=eth0 SIP=$LAB_PEER_IP ;;
+	esac
+}
+# wire_mtu MTU: both ends of the wire.
+wire_mtu() {
+	ip link set "$CNET" mtu "$1" && on_srv ip link set "$SNET" mtu "$1"
+}
+# The client's and the server's kind of each wire row.
+declare -A CKIND=([softroce]=softroce [softiwarp]=softiwarp [siw]=siw [rxe]=rxe [rxe-sr]=rxe)
+declare -A SKIND=([softroce]=softroce [softiwarp]=softiwarp [siw]=siw [rxe]=rxe [rxe-sr]=softroce)
+declare -A SNAME=([rxe]=rxe1 [siw]=siw1 [softroce]=sr1 [softiwarp]=si1)
+
+# wbw KEY DEV SIZE QPS ARGS...: one bandwidth run of the wire's pair;
+# its MiB/s and its CPU seconds per GiB (KEY with bw_ turned to cpu_).
+wbw() {
+	local key=$1 d=$2 size=$3 qps=$4 n
+	shift 4
+	n=$(bw_iters "$size")
+	[ "$qps" = 1 ] || n=$((n / qps < 16 ? 16 : n / qps))
+	run "$cdev" "$sdev" "$SIP" ib_write_bw "$@" -s "$size" -q "$qps" -n "$n"
+	[ -n "$ROW" ] || return 0
+	put "$key" "$d" "$(col 4)"
+	put "${key/bw/cpu}" "$d" "$(per_gib $((size * n * qps)))"
+}
+
+# wire_rdma WIRE MTU ROW: every metric of ROW's device pair (softroce,
+# softiwarp, siw, rxe, rxe-sr) across the wire.
+wire_rdma() {
+	local d=$1.$2.$3 ck=${CKIND[$3]} sk=${SKIND[$3]} cdev sdev f
+	cdev=${NAME[$ck]} sdev=${SNAME[$sk]}
+	f=$(cm_flag "$ck")
+	# RoCE: GID 1, ::ffff:IPv4 (the devices come after the addresses).
+	[ -n "$f" ] || f="-x 1"
+	if ! dev_add - "$ck" "$CNET" "$cdev" || ! dev_add srv "$sk" "$SNET" "$sdev"; then
+		echo "cannot add the $3 pair on the wire" >&2
+		dev_del - "$ck" "$cdev" 2>/dev/null
+		return
+	fi
+	local t k key size qps
+	for t in write send read; do
+		# shellcheck disable=SC2086 # f: flags
+		run "$cdev" "$sdev" "$SIP" ib_${t}_lat $f -s 2 -n "$iters"
+		put ${t}_lat "$d" "$(col 5)"
+	done
+	# shellcheck disable=SC2086
+	run "$cdev" "$sdev" "$SIP" ib_write_bw $f -s 8 -n "$iters"
+	put write_pps "$d" "$(col 5)"
+	for k in bw_65536:65536:1 bw_1048576:1048576:1 bw_q8:65536:8; do
+		IFS=: read -r key size qps <<<"$k"
+		# shellcheck disable=SC2086
+		wbw "$key" "$d" "$size" "$qps" $f
+	done
+	# The client's first: across the veth pair both are of one kernel,
+	# whose rxe or siw module goes with the last device.
+	dev_del - "$ck" "$cdev"
+	dev_del srv "$sk" "$sdev"
+}
+
+# iperf KEY DEVICE SIZE STREAMS: one iperf3 run (SIZE-byte writes, the
+# bytes of the matching perftest run), MiB/s and CPU seconds per GiB.
+iperf() {
+	local key=$1 d=$2 size=$3 p=$4 n res
+	n=$(bw_iters "$size")
+	[ "$p" = 1 ] || n=$((n / p < 16 ? 16 : n / p))
+	srv_start 5201 iperf3 -s -1 -p 5201 || {
+		echo "iperf3: the server did not start: $(tail -n 2 /tmp/bench-srv.err | tr "\n" " ")" >&2
+		srv_end kill
+		return
+	}
+	# One JSON object a line: the "start" event once connected, "end" with
+	# the sums once done; busy time between them.
+	local line t0='' end=''
+	TICKS=0
+	while IFS= read -r line; do
+		case $line in
+		*'"event":'*'"start"'*)
+			busy
+			t0=$BUSY
+			;;
+		*'"event":'*'"end"'*)
+			end=$line
+			[ -z "$t0" ] || { busy; TICKS=$((BUSY - t0)); }
+			;;
+		esac
+	done < <(timeout 120 iperf3 -c "$SIP" -p 5201 -n $((size * n * p)) -l "$size" -P "$p" \
+		--json-stream --forceflush 2>&1)
+	srv_end
+	# The receiver's sum: bytes and seconds.
+	res=$(echo "$end" | sed -n 's/.*"sum_received": *{\([^}]*\)}.*/\1/p' | tr , '\n' |
+		awk -F: '/"seconds"/ { s = $2 } /"bytes"/ { b = $2 }
+			END { if (s > 0 && b > 0) printf "%.2f %d", b / s / 1048576, b }')
+	if [ -z "$res" ]; then
+		echo "iperf3: no result: $(echo "$end" | head -c 300)" >&2
+		return
+	fi
+	put "$key" "$d" "${res% *}"
+	put "${key/bw/cpu}" "$d" "$(per_gib "${res#* }")"
+}
+
+# wire_tcp WIRE MTU: the kernel's TCP over the same wire: a busy-polling
+# ping-pong (sockperf, its smallest message, 14 B; half the round trip,
+# as perftest reports latency) and iperf3 bandwidth.
+wire_tcp() {
+	local d=$1.$2.tcp
+	if srv_start 11111 sockperf sr --tcp -i "$SIP" -p 11111 --nonblocked --timeout 0; then
+		timeout 60 sockperf pp --tcp -i "$SIP" -p 11111 -m 14 -t "$((iters >= 1000 ? 2 : 1))" \
+			--nonblocked --timeout 0 >/tmp/bench-sockperf.log 2>&1
+		put send_lat "$d" "$(awk '/percentile 50.000 =/ { print $NF }' /tmp/bench-sockperf.log)"
+	else
+		echo "sockperf: the server did not start: $(tail -n 2 /tmp/bench-srv.err | tr "\n" " ")" >&2
+	fi
+	srv_end kill
+	iperf bw_65536 "$d" 65536 1
+	iperf bw_1048576 "$d" 1048576 1
+	iperf bw_q8 "$d" 65536 8
+}
+
+# wire_round WIRE: one round of the wire's rows, at MTU 1500 and 9000.
+wire_round() {
+	local mtu kind
+	wire_at "$1"
+	for mtu in 1500 9000; do
+		wire_mtu $mtu || { echo "cannot set MTU $mtu on the $1 wire" >&2; continue; }
+		echo "round $r/$rounds: $1 wire, MTU $mtu" >&2
+		wire_tcp "$1" $mtu
+		for kind in $2; do
+			wire_rdma "$1" $mtu "$kind"
+		done
+	done
+	wire_mtu 1500
+	SRV=-
+}
+
+# loop_round: one round of every device alone on veth0, and across the
+# two namespaces.
+loop_round() {
+	local kind s
 	for kind in $DEVS; do
-		echo "round $r/$rounds: $kind" >&2
+		echo "round $r/$rounds: $kind (loopback)" >&2
 		dev_up "$kind" || { echo "cannot add the $kind device" >&2; continue; }
 		sample write_lat "$kind" 5 ib_write_lat -s 2 -n "$iters"
 		sample send_lat "$kind" 5 ib_send_lat -s 2 -n "$iters"
@@ -111,21 +372,32 @@ for r in $(seq "$rounds"); do
 		dev_down "$kind"
 	done
 	# softrdma across the namespaces: server in b on veth1, client here.
+	SRV=b
 	rdma link add sr0 type softroce netdev veth0
 	ip netns exec b rdma link add sr1 type softroce netdev veth1
-	run b sr1 - sr0 10.0.0.2 ib_write_bw -s 65536 -n "$(bw_iters 65536)" |
-		awk '{ print "ns_bw softroce", $4 }' >>"$samples"
+	run sr0 sr1 10.0.0.2 ib_write_bw -s 65536 -n "$(bw_iters 65536)"
+	put ns_bw softroce "$(col 4)"
 	rdma link del sr0
 	ip netns exec b rdma link del sr1
 	rdma link add si0 type softiwarp netdev veth0
 	ip netns exec b rdma link add si1 type softiwarp netdev veth1
-	run b si1 - si0 10.0.0.2 ib_write_bw -R -s 65536 -n "$(bw_iters 65536)" |
-		awk '{ print "ns_bw softiwarp", $4 }' >>"$samples"
+	run si0 si1 10.0.0.2 ib_write_bw -R -s 65536 -n "$(bw_iters 65536)"
+	put ns_bw softiwarp "$(col 4)"
 	rdma link del si0
 	ip netns exec b rdma link del si1
+	SRV=-
 	"$here"/../../build/user/membench | awk '{ print $1, "machine", $2 }' >>"$samples"
+}
+
+q8=$((iters / 8))
+[ $q8 -lt 16 ] && q8=16
+for r in $(seq "$rounds"); do
+	case $parts in *" veth "*) wire_round veth "siw softiwarp rxe-sr softroce" ;; esac
+	case $parts in *" pair "*) wire_round pair "siw softiwarp rxe softroce" ;; esac
+	case $parts in *" loop "*) loop_round ;; esac
 done
 
+case $parts in *" loop "*) ;; *) exit 0 ;; esac
 # The SQ poller (module parameter poll_us) against a kick on every post.
 p=/sys/module/softrdma/parameters/poll_us
 rdma link add sr0 type softroce netdev veth0
@@ -138,5 +410,3 @@ for r in $(seq "$rounds"); do
 done
 echo 0 >$p
 rdma link del sr0
-
-"$here"/bench-report.sh "$samples" "$rounds" "$poll_on" "$out/bench.svg" | tee "$out/bench.txt"
