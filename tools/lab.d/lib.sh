@@ -193,7 +193,7 @@ guest_9p() { echo "local,path=$1,mount_tag=$2,security_model=none,multidevs=rema
 # problem (an oops, BUG, WARNING, KASAN, lockdep: 99; kmemleak: 98),
 # whatever the command said. NAME: how the messages call the guest.
 guest_verdict() {
-	local out=$1 who=${2:-the guest} rc pat
+	local out=$1 who=${2:-the guest} rc pat user
 	if [ ! -f "$out/status" ]; then
 		echo "[lab] $who died before the command finished" >&2
 		[ -f "$out/dmesg" ] && tail -n 60 "$out/dmesg" >&2
@@ -201,9 +201,12 @@ guest_verdict() {
 	fi
 	rc=$(cat "$out/status")
 	pat='Oops:|BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|Call Trace:|general protection fault|kernel BUG'
-	if grep -Eq "$pat" "$out/dmesg"; then
+	# A program's own fault ("traps: NAME[PID] general protection fault
+	# ip:..."): its exit status says it; not the kernel's.
+	user='traps: .*\[[0-9]+\] general protection fault'
+	if grep -Ev "$user" "$out/dmesg" | grep -Eq "$pat"; then
 		echo "[lab] the kernel of $who reported a problem during the run:" >&2
-		grep -E -A 40 "$pat" "$out/dmesg" | head -n 120 >&2
+		grep -Ev "$user" "$out/dmesg" | grep -E -A 40 "$pat" | head -n 120 >&2
 		[ "$rc" = 0 ] && rc=99
 	fi
 	if [ -s "$out/kmemleak" ]; then
