@@ -27,6 +27,8 @@ out=$1 rounds=$2 iters=$3 poll_on=$4
 shift 4
 parts=" $* "
 here=$(cd "$(dirname "$0")" && pwd)
+# BENCH_ROWS: the wire's rows to run (rxe: rxe>sr across the veth pair).
+rows=${BENCH_ROWS:-tcp siw softiwarp rxe softroce}
 samples=$out/bench.tsv
 hz=$(getconf CLK_TCK)
 
@@ -296,14 +298,15 @@ iperf() {
 	TICKS=0
 	while IFS= read -r line; do
 		case $line in
-		*'"event":'*'"start"'*)
+		'{"event":"start"'*)
 			busy
 			t0=$BUSY
 			;;
-		*'"event":'*'"end"'*)
+		'{"event":"end"'*)
 			end=$line
 			[ -z "$t0" ] || { busy; TICKS=$((BUSY - t0)); }
 			;;
+		*'"error"'*) end=$line ;;
 		esac
 	done < <(timeout 120 iperf3 -c "$SIP" -p 5201 -n $((size * n * p)) -l "$size" -P "$p" \
 		--json-stream --forceflush 2>&1)
@@ -345,9 +348,13 @@ wire_round() {
 	for mtu in 1500 9000; do
 		wire_mtu $mtu || { echo "cannot set MTU $mtu on the $1 wire" >&2; continue; }
 		echo "round $r/$rounds: $1 wire, MTU $mtu" >&2
-		wire_tcp "$1" $mtu
 		for kind in $2; do
-			wire_rdma "$1" $mtu "$kind"
+			case " $rows " in *" ${kind%-sr} "*) ;; *) continue ;; esac
+			if [ "$kind" = tcp ]; then
+				wire_tcp "$1" $mtu
+			else
+				wire_rdma "$1" $mtu "$kind"
+			fi
 		done
 	done
 	wire_mtu 1500
@@ -392,8 +399,8 @@ loop_round() {
 q8=$((iters / 8))
 [ $q8 -lt 16 ] && q8=16
 for r in $(seq "$rounds"); do
-	case $parts in *" veth "*) wire_round veth "siw softiwarp rxe-sr softroce" ;; esac
-	case $parts in *" pair "*) wire_round pair "siw softiwarp rxe softroce" ;; esac
+	case $parts in *" veth "*) wire_round veth "tcp siw softiwarp rxe-sr softroce" ;; esac
+	case $parts in *" pair "*) wire_round pair "tcp siw softiwarp rxe softroce" ;; esac
 	case $parts in *" loop "*) loop_round ;; esac
 done
 

@@ -7,7 +7,8 @@
 # (tools/lab pair). Tables in build/bench/bench.txt, a chart in bench.svg.
 # BENCH_ROUNDS interleaved rounds (3), BENCH_ITERS iterations (1000),
 # BENCH_POLL_US: the poll_us compared with 0 (200); BENCH_PARTS: what runs,
-# of "veth pair loop" (all).
+# of "veth pair loop" (all); BENCH_ROWS: the wire's rows, of "tcp siw
+# softiwarp rxe softroce" (all).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -30,20 +31,21 @@ out=$LAB_BUILD/bench
 rm -rf "$out"
 mkdir -p "$out"
 : >"$out/bench.tsv"
-guest=$LAB_REPO/tools/lab.d/bench-guest.sh
+guest=(env "BENCH_ROWS=${BENCH_ROWS:-tcp siw softiwarp rxe softroce}"
+	bash "$LAB_REPO/tools/lab.d/bench-guest.sh")
 rc=0
 t0=$SECONDS
 if [ ${#one[@]} -gt 0 ]; then
 	say "one guest: ${one[*]}"
 	"$LAB_REPO/tools/lab" run --share "$out" -- \
-		bash "$guest" "$out" "$ROUNDS" "$ITERS" "$POLL" "${one[@]}" || rc=$?
+		"${guest[@]}" "$out" "$ROUNDS" "$ITERS" "$POLL" "${one[@]}" || rc=$?
 	say "one guest: done ($((SECONDS - t0)) s)"
 fi
 if [ $pair = 1 ]; then
 	t1=$SECONDS
 	say "two guests: the wire between them"
 	"$LAB_REPO/tools/lab" pair --share "$out" -- \
-		bash "$guest" "$out" "$ROUNDS" "$ITERS" "$POLL" pair || rc=$?
+		"${guest[@]}" "$out" "$ROUNDS" "$ITERS" "$POLL" pair || rc=$?
 	say "two guests: done ($((SECONDS - t1)) s)"
 fi
 "$LAB_REPO/tools/lab.d/bench-report.sh" "$out/bench.tsv" "$ROUNDS" "$POLL" "$out/bench.svg" |
