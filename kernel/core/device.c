@@ -198,6 +198,7 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_SQ_KICKS] = { .name = "sq_kicks" },
 	[SOFTRDMA_CNT_POLLER_SENDS] = { .name = "poller_sends" },
 	[SOFTRDMA_CNT_LOOP_MERGED] = { .name = "loop_merged_packets" },
+	[SOFTRDMA_CNT_GSO_MERGED] = { .name = "gso_merged_packets" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);

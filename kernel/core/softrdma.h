@@ -89,6 +89,7 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_SQ_KICKS,		/* a process's system call for its SQ */
 	SOFTRDMA_CNT_POLLER_SENDS,	/* the poller found WQEs and sent */
 	SOFTRDMA_CNT_LOOP_MERGED,	/* RoCE loop: packets sent in another's skb */
+	SOFTRDMA_CNT_GSO_MERGED,	/* RoCE wire: packets sent in another's GSO skb */
 	SOFTRDMA_NUM_COUNTERS
 };
 

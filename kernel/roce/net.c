@@ -133,6 +133,13 @@ static struct socket *softrdma_roce_sock_create(struct net *net, int family)
 		return ERR_PTR(ret);
 	}
 	setup_udp_tunnel_sock(net, sock, &tnl);
+	/*
+	 * No checksum conversion (a tunnel's inner packets want it; RoCE
+	 * has none): a peer's train, cut by this socket, keeps its
+	 * CHECKSUM_PARTIAL and its payload by reference, rather than being
+	 * summed in full (softrdma_rx_dispatch()).
+	 */
+	inet_dec_convert_csum(sock->sk);
 	return sock;
 }
 
@@ -310,21 +317,16 @@ void softrdma_roce_add_zeroes(struct sk_buff *skb, u32 len)
 /*
  * ICRC (IBTA Annex A17.3.3): CRC32 over the packet from the IP header on,
  * with the fields routers may change masked to ones, the LRH it replaces
- * counting as 8 bytes of ones. @ph holds the IP and UDP headers and the
- * BTH, already masked; @bth is the BTH in the packet, @len bytes long
- * with what follows it up to the ICRC.
+ * counting as 8 bytes of ones. These give the CRC (not yet inverted) up
+ * to the end of the BTH: @ph holds the IP and UDP headers and the BTH,
+ * already masked.
  */
-static u32 softrdma_icrc_masked(const u8 *ph, unsigned int phlen,
-				const u8 *bth, unsigned int len)
+static u32 softrdma_icrc_start(const u8 *ph, unsigned int phlen)
 {
 	static const u8 lrh[8] = { 0xff, 0xff, 0xff, 0xff,
 				   0xff, 0xff, 0xff, 0xff };
-	u32 crc;
 
-	crc = crc32_le(~0U, lrh, sizeof(lrh));
-	crc = crc32_le(crc, ph, phlen);
-	crc = crc32_le(crc, bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
-	return ~crc;
+	return crc32_le(crc32_le(~0U, lrh, sizeof(lrh)), ph, phlen);
 }
 
 /* Copy UDP header and BTH behind the IP header; mask UDP checksum, resv8a. */
@@ -340,9 +342,9 @@ static void softrdma_icrc_mask_udp_bth(u8 *p, const struct udphdr *udph,
 	b[4] = 0xff;
 }
 
-/* The ICRC of a packet over IPv4: TOS, TTL and header checksum masked. */
-u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
-		  const u8 *bth, unsigned int len)
+/* Over IPv4: TOS, TTL and header checksum masked. */
+static u32 softrdma_icrc4_start(const struct iphdr *iph,
+				const struct udphdr *udph, const u8 *bth)
 {
 	u8 ph[sizeof(struct iphdr) + sizeof(struct udphdr) + SOFTRDMA_BTH_LEN];
 	struct iphdr *ip = (struct iphdr *)ph;
@@ -352,16 +354,14 @@ u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 	ip->ttl = 0xff;
 	ip->check = htons(0xffff);
 	softrdma_icrc_mask_udp_bth(ph + sizeof(*ip), udph, bth);
-	return softrdma_icrc_masked(ph, sizeof(ph), bth, len);
+	return softrdma_icrc_start(ph, sizeof(ph));
 }
-EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc);
 
-/*
- * The ICRC of a packet over IPv6: traffic class, flow label and hop limit
- * masked (the version nibble is not).
+/* Over IPv6: traffic class, flow label and hop limit masked (not the
+ * version nibble).
  */
-u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
-		   const u8 *bth, unsigned int len)
+static u32 softrdma_icrc6_start(const struct ipv6hdr *ip6h,
+				const struct udphdr *udph, const u8 *bth)
 {
 	u8 ph[sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
 	      SOFTRDMA_BTH_LEN];
@@ -374,9 +374,45 @@ u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
 	ph[3] = 0xff;
 	ip6->hop_limit = 0xff;
 	softrdma_icrc_mask_udp_bth(ph + sizeof(*ip6), udph, bth);
-	return softrdma_icrc_masked(ph, sizeof(ph), bth, len);
+	return softrdma_icrc_start(ph, sizeof(ph));
+}
+
+/* The ICRC of a packet over IPv4; @bth is @len bytes up to the ICRC. */
+u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
+		  const u8 *bth, unsigned int len)
+{
+	return ~crc32_le(softrdma_icrc4_start(iph, udph, bth),
+			 bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc);
+
+/* The ICRC of a packet over IPv6. */
+u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
+		   const u8 *bth, unsigned int len)
+{
+	return ~crc32_le(softrdma_icrc6_start(ip6h, udph, bth),
+			 bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc6);
+
+static struct sk_buff *softrdma_roce_alloc(struct softrdma_qp *qp,
+					   unsigned int len, gfp_t gfp)
+{
+	struct net_device *ndev = qp->sdev->netdev;
+	/* Room for either IP version: a UD QP's packets may take both. */
+	unsigned int hdr = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
+			   sizeof(struct ipv6hdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(hdr + len + SOFTRDMA_ICRC_LEN, gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, hdr);
+	skb_put(skb, len);
+	SOFTRDMA_ROCE_CB(skb)->npkts = 1;
+	SOFTRDMA_ROCE_CB(skb)->seg = 0;
+	return skb;
+}
 
 /**
  * softrdma_roce_alloc_skb - a packet with room for @len bytes of transport
@@ -388,21 +424,48 @@ EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc6);
 struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 					unsigned int len)
 {
-	struct net_device *ndev = qp->sdev->netdev;
-	/* Room for either IP version: a UD QP's packets may take both. */
-	unsigned int hdr = LL_RESERVED_SPACE(ndev) + sizeof(struct udphdr) +
-			   sizeof(struct ipv6hdr);
-	struct sk_buff *skb;
+	struct sk_buff *skb = softrdma_roce_alloc(qp, len, GFP_ATOMIC);
 
-	skb = alloc_skb(hdr + len + SOFTRDMA_ICRC_LEN, GFP_ATOMIC);
-	if (!skb) {
+	if (!skb)
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_ERRORS);
+	return skb;
+}
+
+/**
+ * softrdma_roce_alloc_train - an skb for a train (struct softrdma_roce_cb)
+ * @qp: the sending QP
+ * @len: its packets from the first BTH on, but the last one's ICRC
+ *
+ * They go in one piece of contiguous memory (softrdma_roce_train_data()),
+ * with room for that ICRC: cut from the train, each packet then takes
+ * its part of it by reference, not copied.
+ *
+ * Return: the skb, or NULL: no memory for one this large now (its
+ * packets go alone).
+ */
+struct sk_buff *softrdma_roce_alloc_train(struct softrdma_qp *qp,
+					  unsigned int len)
+{
+	unsigned int order = get_order(len + SOFTRDMA_ICRC_LEN);
+	struct sk_buff *skb;
+	struct page *page;
+
+	page = alloc_pages(GFP_ATOMIC | __GFP_COMP | __GFP_NOWARN, order);
+	if (!page)
+		return NULL;
+	skb = softrdma_roce_alloc(qp, 0, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb) {
+		__free_pages(page, order);
 		return NULL;
 	}
-	skb_reserve(skb, hdr);
-	skb_put(skb, len);
-	SOFTRDMA_ROCE_CB(skb)->npkts = 1;
+	skb_add_rx_frag(skb, 0, page, 0, len, PAGE_SIZE << order);
 	return skb;
+}
+
+/* The first BTH of a train from softrdma_roce_alloc_train(). */
+u8 *softrdma_roce_train_data(struct sk_buff *skb)
+{
+	return skb_frag_address(&skb_shinfo(skb)->frags[0]);
 }
 
 /* Push the UDP header in front of the transport part (@tlen bytes). */
@@ -496,6 +559,12 @@ static int softrdma_roce_loop(struct softrdma_qp *qp, struct net *net,
 {
 	struct softrdma_net *sn = net_generic(net, softrdma_net_id);
 
+	/* Built for a wire: the requester builds its packets again. */
+	if (SOFTRDMA_ROCE_CB(skb)->seg) {
+		to_rqp(qp)->req.looped = true;
+		kfree_skb(skb);
+		return -EAGAIN;
+	}
 	softrdma_roce_put_icrc(skb, 0);	/* the room it takes, no CRC */
 	if (skb_queue_len_lockless(&sn->loop) >= SOFTRDMA_LOOP_QLEN) {
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_ERRORS);
@@ -525,10 +594,82 @@ static int softrdma_roce_loop(struct softrdma_qp *qp, struct net *net,
 static bool softrdma_roce_wire_ok(struct softrdma_qp *qp, struct sk_buff *skb)
 {
 	to_rqp(qp)->req.looped = false;
-	if (SOFTRDMA_ROCE_CB(skb)->npkts == 1)
+	if (SOFTRDMA_ROCE_CB(skb)->npkts == 1 || SOFTRDMA_ROCE_CB(skb)->seg)
 		return true;
 	kfree_skb(skb);
 	return false;
+}
+
+/*
+ * Hand a train to GSO: cut at every @seg bytes of UDP payload, each piece
+ * a datagram with its own UDP and IP headers and checksum.
+ */
+static void softrdma_roce_gso_set(struct sk_buff *skb)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+
+	sh->gso_size = SOFTRDMA_ROCE_CB(skb)->seg;
+	sh->gso_segs = SOFTRDMA_ROCE_CB(skb)->npkts;
+	sh->gso_type = SKB_GSO_UDP_L4;
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_transport_header(skb) - skb->head;
+	skb->csum_offset = offsetof(struct udphdr, check);
+}
+
+/*
+ * The ICRC of every packet of a train: over the headers the packet will
+ * have once cut from it (inet_gso_segment(): its own lengths, and over
+ * IPv4 an IP ID one more than the packet's before it), written at its
+ * end. @iph or @ip6h is the train's IP header, @tlen the bytes after the
+ * UDP header, without the last ICRC.
+ */
+static void softrdma_roce_train_icrc(struct sk_buff *skb,
+				     const struct iphdr *iph,
+				     const struct ipv6hdr *ip6h,
+				     const struct udphdr *udph, u32 tlen)
+{
+	u32 seg = SOFTRDMA_ROCE_CB(skb)->seg, n = SOFTRDMA_ROCE_CB(skb)->npkts;
+	u8 *bth = softrdma_roce_train_data(skb);
+	struct udphdr udp = *udph;
+	__le32 icrc;
+	struct ipv6hdr ip6;
+	struct iphdr ip;
+	u32 i, len, crc;
+
+	if (iph)
+		ip = *iph;
+	else
+		ip6 = *ip6h;
+	for (i = 0; i < n; i++, bth += seg) {
+		/* From BTH to ICRC. */
+		len = i + 1 < n ? seg : tlen + SOFTRDMA_ICRC_LEN - i * seg;
+		udp.len = htons(sizeof(udp) + len);
+		if (iph) {
+			ip.id = htons(ntohs(iph->id) + i);
+			ip.tot_len = htons(sizeof(ip) + sizeof(udp) + len);
+			crc = softrdma_icrc(&ip, &udp, bth,
+					    len - SOFTRDMA_ICRC_LEN);
+		} else {
+			ip6.payload_len = udp.len;
+			crc = softrdma_icrc6(&ip6, &udp, bth,
+					     len - SOFTRDMA_ICRC_LEN);
+		}
+		icrc = cpu_to_le32(crc);
+		memcpy(bth + len - SOFTRDMA_ICRC_LEN, &icrc, sizeof(icrc));
+	}
+	/* The last ICRC, in the room left for it. */
+	skb_frag_size_add(&skb_shinfo(skb)->frags[0], sizeof(icrc));
+	skb->len += sizeof(icrc);
+	skb->data_len += sizeof(icrc);
+}
+
+/* Count the packets @skb carries to a wire (a train's in one skb). */
+static void softrdma_roce_count_tx(struct softrdma_qp *qp, struct sk_buff *skb)
+{
+	u32 n = SOFTRDMA_ROCE_CB(skb)->npkts;
+
+	softrdma_count_add(qp->sdev, SOFTRDMA_CNT_TX_PKTS, n);
+	softrdma_count_add(qp->sdev, SOFTRDMA_CNT_GSO_MERGED, n - 1);
 }
 
 static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
@@ -577,11 +718,20 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 		return softrdma_roce_loop(qp, net, skb);
 	if (!softrdma_roce_wire_ok(qp, skb))
 		return -EAGAIN;
-	softrdma_roce_put_icrc(skb, softrdma_icrc(iph, udph, (u8 *)(udph + 1),
-						  tlen));
-	skb->ip_summed = CHECKSUM_NONE;
+	if (SOFTRDMA_ROCE_CB(skb)->seg) {
+		softrdma_roce_train_icrc(skb, iph, NULL, udph, tlen);
+		udph->check = ~csum_tcpudp_magic(iph->saddr, iph->daddr,
+						 ntohs(udph->len),
+						 IPPROTO_UDP, 0);
+		softrdma_roce_gso_set(skb);
+	} else {
+		softrdma_roce_put_icrc(skb, softrdma_icrc(iph, udph,
+							  (u8 *)(udph + 1),
+							  tlen));
+		skb->ip_summed = CHECKSUM_NONE;
+	}
+	softrdma_roce_count_tx(qp, skb);	/* the cb is IP's from here */
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_PKTS);
 	return ip_local_out(net, NULL, skb);
 }
 
@@ -632,20 +782,27 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
 		return softrdma_roce_loop(qp, net, skb);
 	if (!softrdma_roce_wire_ok(qp, skb))
 		return -EAGAIN;
-	softrdma_roce_put_icrc(skb, softrdma_icrc6(ip6h, udph,
-						   (u8 *)(udph + 1), tlen));
 	/* UDP over IPv6 carries a checksum; the ICRC does not cover it. */
-	udph->check = csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr, ulen,
-				      IPPROTO_UDP,
-				      skb_checksum(skb,
-						   skb_transport_offset(skb),
-						   ulen, 0));
-	if (!udph->check)
-		udph->check = CSUM_MANGLED_0;
-
-	skb->ip_summed = CHECKSUM_NONE;
+	if (SOFTRDMA_ROCE_CB(skb)->seg) {
+		softrdma_roce_train_icrc(skb, NULL, ip6h, udph, tlen);
+		udph->check = ~csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr,
+					       ulen, IPPROTO_UDP, 0);
+		softrdma_roce_gso_set(skb);
+	} else {
+		softrdma_roce_put_icrc(skb, softrdma_icrc6(ip6h, udph,
+							   (u8 *)(udph + 1),
+							   tlen));
+		udph->check = csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr, ulen,
+					      IPPROTO_UDP,
+					      skb_checksum(skb,
+							   skb_transport_offset(skb),
+							   ulen, 0));
+		if (!udph->check)
+			udph->check = CSUM_MANGLED_0;
+		skb->ip_summed = CHECKSUM_NONE;
+	}
+	softrdma_roce_count_tx(qp, skb);	/* the cb is IP's from here */
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	softrdma_count(qp->sdev, SOFTRDMA_CNT_TX_PKTS);
 	return ip6_local_out(net, NULL, skb);
 }
 
@@ -677,23 +834,37 @@ int softrdma_roce_xmit_to(struct softrdma_qp *qp, struct sk_buff *skb,
 	return softrdma_roce_xmit4(qp, skb, qn, NULL);
 }
 
-/* Check a received packet's ICRC. @skb->data is the BTH; linear. */
+/*
+ * Check a received packet's ICRC. @skb->data is the BTH, in the linear
+ * part; what follows may be in pieces (a peer's train, cut by our
+ * socket: softrdma_rx_dispatch()).
+ */
 bool softrdma_roce_icrc_ok(struct sk_buff *skb)
 {
-	unsigned int tlen = skb->len - SOFTRDMA_ICRC_LEN;
+	unsigned int tlen = skb->len - SOFTRDMA_ICRC_LEN, done = 0, n;
+	unsigned int len = tlen - SOFTRDMA_BTH_LEN;
+	struct skb_seq_state st;
+	const u8 *data;
 	__le32 got;
-	u32 want;
+	u32 crc;
 
 	if (skb->protocol == htons(ETH_P_IP))
-		want = softrdma_icrc(ip_hdr(skb), udp_hdr(skb), skb->data,
-				     tlen);
+		crc = softrdma_icrc4_start(ip_hdr(skb), udp_hdr(skb), skb->data);
 	else if (skb->protocol == htons(ETH_P_IPV6))
-		want = softrdma_icrc6(ipv6_hdr(skb), udp_hdr(skb), skb->data,
-				      tlen);
+		crc = softrdma_icrc6_start(ipv6_hdr(skb), udp_hdr(skb),
+					   skb->data);
 	else
 		return false;
-	memcpy(&got, skb->data + tlen, sizeof(got));
-	if (le32_to_cpu(got) != want) {
+	/* A block may go on past @tlen: the CRC stops there. */
+	skb_prepare_seq_read(skb, SOFTRDMA_BTH_LEN, tlen, &st);
+	while (done < len && (n = skb_seq_read(done, &data, &st)) != 0) {
+		n = min(n, len - done);
+		crc = crc32_le(crc, data, n);
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	if (skb_copy_bits(skb, tlen, &got, sizeof(got)) ||
+	    le32_to_cpu(got) != ~crc) {
 		softrdma_roce_count_drop(skb, SOFTRDMA_CNT_RX_ICRC_ERR);
 		return false;
 	}

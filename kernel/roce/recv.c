@@ -31,8 +31,9 @@ static bool softrdma_rx_to_group(struct sk_buff *skb)
 
 /*
  * A RoCEv2 packet for us: @skb->data is the UDP header; @looped if it came
- * through net.c's loop, not from a wire (it has no ICRC then). A looped
- * burst keeps its payload in pieces for the RC responder; everything else
+ * through net.c's loop, not from a wire (it has no ICRC then). A packet
+ * in pieces (a looped burst by reference, a peer's train cut by our
+ * socket) keeps its payload there for the RC responder; everything else
  * is made linear first. Consumes @skb.
  */
 void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
@@ -46,7 +47,7 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	u32 qpn, psn, apsn, len, npkts;
 	u8 op;
 
-	if (looped && skb_is_nonlinear(skb)) {
+	if (skb_is_nonlinear(skb) && !skb_has_frag_list(skb)) {
 		if (!pskb_may_pull(skb, min_t(u32, skb->len,
 					      SOFTRDMA_RX_BURST_HDR)))
 			goto drop;

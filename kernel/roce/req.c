@@ -163,76 +163,80 @@ put:
 	return err ? ERR_PTR(err) : NULL;
 }
 
-/*
- * Transmit packets @pkt to @pkt + @n - 1 of the WQE at index @idx in one
- * skb (@n is 1 but on the loop: softrdma_req_burst()). A burst's payload
- * goes by reference where it can (softrdma_req_ref_skb()); -E2BIG: it
- * cannot, and is larger than SOFTRDMA_LOOP_COPY_MAX_BYTES.
- */
-static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
-{
-	u32 slot = idx & (qp->sq.num_slots - 1);
-	struct softrdma_swqe *s = &qp->swqe[slot];
-	u32 mtu = softrdma_mtu(qp), off, paylen, pad, hlen;
-	bool first = pkt == 0, last = pkt + n == s->npkts;
-	u32 op = softrdma_rc_opcode(s->wqe.opcode, first, last);
-	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
-	struct softrdma_bth *bth;
-	struct sk_buff *skb = NULL;
-	u8 *p, flags = 0;
-	int err;
+/* Where a packet's parts go: headers, then payload and pad. */
+struct softrdma_req_pkt {
+	u32 op;
+	u32 off;	/* of the payload in the message */
+	u32 paylen;
+	u32 pad;
+	u32 hlen;	/* BTH and extended headers */
+};
 
+/*
+ * Lay out the skb for packets @pkt to @pkt + @n - 1 of @s: opcode, headers
+ * and payload. Return: its length on a wire, ICRC included.
+ */
+static u32 softrdma_req_layout(struct softrdma_qp *qp,
+			       const struct softrdma_swqe *s, u32 pkt, u32 n,
+			       struct softrdma_req_pkt *l)
+{
+	u32 mtu = softrdma_mtu(qp);
+	u32 op = softrdma_rc_opcode(s->wqe.opcode, pkt == 0,
+				    pkt + n == s->npkts);
+
+	l->op = op;
 	if (op == RC_READ_REQUEST) {
-		off = pkt * mtu;	/* a re-request asks from packet @pkt on */
-		paylen = 0;
+		l->off = pkt * mtu;	/* a re-request asks from @pkt on */
+		l->paylen = 0;
 	} else if (op == RC_CMP_SWAP || op == RC_FETCH_ADD || op == RC_FLUSH) {
-		off = 0;
-		paylen = 0;
+		l->off = 0;
+		l->paylen = 0;
 	} else if (op == RC_ATOMIC_WRITE) {
-		off = 0;
-		paylen = SOFTRDMA_ATOMIC_WRITE_LEN;
+		l->off = 0;
+		l->paylen = SOFTRDMA_ATOMIC_WRITE_LEN;
 	} else {
-		off = pkt * mtu;
-		paylen = min(s->len - off, n * mtu);
+		l->off = pkt * mtu;
+		l->paylen = min(s->len - l->off, n * mtu);
 	}
-	pad = -paylen & 3;
-	hlen = SOFTRDMA_BTH_LEN;
+	l->pad = -l->paylen & 3;
+	l->hlen = SOFTRDMA_BTH_LEN;
 	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
 	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST ||
 	    op == RC_ATOMIC_WRITE)
-		hlen += SOFTRDMA_RETH_LEN;
+		l->hlen += SOFTRDMA_RETH_LEN;
 	if (op == RC_FLUSH)
-		hlen += SOFTRDMA_FETH_LEN + SOFTRDMA_RETH_LEN;
+		l->hlen += SOFTRDMA_FETH_LEN + SOFTRDMA_RETH_LEN;
 	if (op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
 	    op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM ||
 	    op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV)
-		hlen += SOFTRDMA_IMMDT_LEN;	/* ImmDt or IETH: same size */
+		l->hlen += SOFTRDMA_IMMDT_LEN;	/* ImmDt or IETH: same size */
 	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD)
-		hlen += SOFTRDMA_ATOMIC_ETH_LEN;
+		l->hlen += SOFTRDMA_ATOMIC_ETH_LEN;
+	return l->hlen + l->paylen + l->pad + SOFTRDMA_ICRC_LEN;
+}
 
-	if (n > 1 && paylen && !(s->wqe.flags & SOFTRDMA_WQE_INLINE)) {
-		skb = softrdma_req_ref_skb(qp, slot, off, hlen, paylen, pad);
-		if (IS_ERR(skb))
-			return PTR_ERR(skb);
-		/* To be copied: not into one skb this large. */
-		if (!skb && paylen > SOFTRDMA_LOOP_COPY_MAX_BYTES)
-			return -E2BIG;
-	}
-	if (!skb)
-		skb = softrdma_roce_alloc_skb(qp, hlen + paylen + pad);
-	if (!skb)
-		return -ENOMEM;
+/*
+ * Write the BTH and extended headers of packets @pkt to @pkt + @n - 1 of
+ * @s, laid out as @l, at @p. Return: where the payload goes.
+ */
+static u8 *softrdma_req_headers(struct softrdma_qp *qp,
+				const struct softrdma_swqe *s, u32 pkt, u32 n,
+				const struct softrdma_req_pkt *l, u8 *p)
+{
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC, last = pkt + n == s->npkts;
+	u8 *end = p + l->hlen, flags = l->pad << SOFTRDMA_BTH_PAD_SHIFT;
+	u32 op = l->op;
+
 	if (last && (s->wqe.flags & SOFTRDMA_WQE_SOLICITED))
 		flags |= SOFTRDMA_BTH_SE;
-	flags |= pad << SOFTRDMA_BTH_PAD_SHIFT;
-	bth = (struct softrdma_bth *)skb->data;
 	/* UC: the RC opcode with the UC transport bits, never an AckReq. */
-	softrdma_bth_fill(bth, uc ? op | SOFTRDMA_UC_TRANSPORT : op, flags,
+	softrdma_bth_fill((struct softrdma_bth *)p,
+			  uc ? op | SOFTRDMA_UC_TRANSPORT : op, flags,
 			  qp->attrs.dest_qp_num,
 			  softrdma_psn_add(s->first_psn, pkt),
 			  !uc && (last || (pkt + n) / SOFTRDMA_REQ_ACK_EVERY !=
 				  pkt / SOFTRDMA_REQ_ACK_EVERY));
-	p = skb->data + SOFTRDMA_BTH_LEN;
+	p += SOFTRDMA_BTH_LEN;
 	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
 		struct softrdma_atomic_eth *ae = (struct softrdma_atomic_eth *)p;
 
@@ -266,15 +270,15 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
 		reth->rkey = htonl(a->rkey);
 		reth->len = htonl(SOFTRDMA_ATOMIC_WRITE_LEN);
 		p += SOFTRDMA_RETH_LEN;
-	} else if (hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
+	} else if (l->hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
 		struct softrdma_reth *reth = (struct softrdma_reth *)p;
 
-		reth->va = cpu_to_be64(s->wqe.remote_addr + off);
+		reth->va = cpu_to_be64(s->wqe.remote_addr + l->off);
 		reth->rkey = htonl(s->wqe.rkey);
-		reth->len = htonl(s->len - off);
+		reth->len = htonl(s->len - l->off);
 		p += SOFTRDMA_RETH_LEN;
 	}
-	if (p < skb->data + hlen) {
+	if (p < end) {
 		if (op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV) {
 			__be32 rkey = htonl(s->wqe.imm_data);
 
@@ -285,29 +289,162 @@ static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
 		}
 		p += SOFTRDMA_IMMDT_LEN;
 	}
+	return p;
+}
+
+/* Copy the payload laid out in @l of the WQE in @slot to @p; zero its pad. */
+static int softrdma_req_payload(struct softrdma_qp *qp, u32 slot,
+				const struct softrdma_req_pkt *l, u8 *p)
+{
+	const struct softrdma_swqe *s = &qp->swqe[slot];
+	int err;
+
+	if (!l->paylen) {
+		/* nothing */
+	} else if (l->op == RC_ATOMIC_WRITE) {
+		/* The 8 bytes as the application gave them. */
+		memcpy(p, s->wqe.atomic_write.data, l->paylen);
+	} else if (s->wqe.flags & SOFTRDMA_WQE_INLINE) {
+		memcpy(p, qp->sinline + (size_t)slot * qp->max_inline + l->off,
+		       l->paylen);
+	} else {
+		err = softrdma_sge_copy(qp, qp->ssge +
+					(size_t)slot * qp->sq_max_sge,
+					s->wqe.num_sge, l->off, p, l->paylen,
+					false, 0);
+		if (err)
+			return err;
+	}
+	memset(p + l->paylen, 0, l->pad);
+	return 0;
+}
+
+/*
+ * Transmit packets @pkt to @pkt + @n - 1 of the WQE at index @idx in one
+ * skb (@n is 1 but on the loop: softrdma_req_burst()). A burst's payload
+ * goes by reference where it can (softrdma_req_ref_skb()); -E2BIG: it
+ * cannot, and is larger than SOFTRDMA_LOOP_COPY_MAX_BYTES.
+ */
+static int softrdma_req_xmit(struct softrdma_qp *qp, u32 idx, u32 pkt, u32 n)
+{
+	u32 slot = idx & (qp->sq.num_slots - 1);
+	struct softrdma_swqe *s = &qp->swqe[slot];
+	struct sk_buff *skb = NULL;
+	struct softrdma_req_pkt l;
+	int err;
+	u8 *p;
+
+	softrdma_req_layout(qp, s, pkt, n, &l);
+	if (n > 1 && l.paylen && !(s->wqe.flags & SOFTRDMA_WQE_INLINE)) {
+		skb = softrdma_req_ref_skb(qp, slot, l.off, l.hlen, l.paylen,
+					   l.pad);
+		if (IS_ERR(skb))
+			return PTR_ERR(skb);
+		/* To be copied: not into one skb this large. */
+		if (!skb && l.paylen > SOFTRDMA_LOOP_COPY_MAX_BYTES)
+			return -E2BIG;
+	}
+	if (!skb)
+		skb = softrdma_roce_alloc_skb(qp, l.hlen + l.paylen + l.pad);
+	if (!skb)
+		return -ENOMEM;
+	p = softrdma_req_headers(qp, s, pkt, n, &l, skb->data);
 	/* A burst by reference has its payload and pad in place. */
-	if (paylen && !skb_is_nonlinear(skb)) {
-		if (op == RC_ATOMIC_WRITE) {
-			/* The 8 bytes as the application gave them. */
-			memcpy(p, s->wqe.atomic_write.data, paylen);
-		} else if (s->wqe.flags & SOFTRDMA_WQE_INLINE) {
-			memcpy(p, qp->sinline + (size_t)slot * qp->max_inline +
-			       off, paylen);
-		} else {
-			err = softrdma_sge_copy(qp, qp->ssge +
-						(size_t)slot * qp->sq_max_sge,
-						s->wqe.num_sge, off, p, paylen,
-						false, 0);
-			if (err) {
-				kfree_skb(skb);
-				return err;
-			}
+	if (!skb_is_nonlinear(skb)) {
+		err = softrdma_req_payload(qp, slot, &l, p);
+		if (err) {
+			kfree_skb(skb);
+			return err;
 		}
 	}
-	if (!skb_is_nonlinear(skb))
-		memset(p + paylen, 0, pad);
 	SOFTRDMA_ROCE_CB(skb)->npkts = n;
 	if (softrdma_roce_xmit(qp, skb) == -EAGAIN && n > 1)
+		return -EAGAIN;
+	return 0;
+}
+
+/*
+ * How many packets, from packet @pkt of @s on, go to a wire in one train
+ * (struct softrdma_roce_cb): SEND and RDMA WRITE packets of one length,
+ * *@seg bytes, the message's last maybe shorter, within
+ * SOFTRDMA_TRAIN_MAX_BYTES and the window. 1: none goes with it.
+ */
+static u32 softrdma_req_train(struct softrdma_qp *qp,
+			      const struct softrdma_swqe *s, u32 pkt, u32 *seg)
+{
+	struct softrdma_req_pkt l;
+	u32 n, max, len, room;
+
+	if (s->npkts - pkt < 2 || to_rqp(qp)->req.looped || !softrdma_roce_gso ||
+	    (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC))
+		return 1;
+	switch (s->wqe.opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	default:
+		return 1;
+	}
+	*seg = softrdma_req_layout(qp, s, pkt, 1, &l);
+	max = min(s->npkts - pkt, SOFTRDMA_TRAIN_MAX_BYTES / *seg);
+	if (qp->ibqp.qp_type == IB_QPT_RC) {
+		/* Open: softrdma_req_run() looked. */
+		room = SOFTRDMA_REQ_WINDOW -
+		       softrdma_psn_diff(softrdma_psn_add(s->first_psn, pkt),
+					 softrdma_req_una(qp));
+		max = min(max, room);
+	}
+	for (n = 1; n < max; n++) {
+		len = softrdma_req_layout(qp, s, pkt + n, 1, &l);
+		if (len > *seg || (len < *seg && pkt + n + 1 != s->npkts))
+			break;
+		if (len < *seg) {
+			n++;
+			break;
+		}
+	}
+	return n;
+}
+
+/*
+ * Transmit packets @pkt to @pkt + @n - 1 (softrdma_req_train(), @seg bytes
+ * each) of the WQE at index @idx in one skb: each with its own headers,
+ * payload, pad and room for its ICRC (net.c writes it), the last one's
+ * but its ICRC. -E2BIG: no memory for so large an skb; send them alone.
+ */
+static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
+				   u32 n, u32 seg)
+{
+	u32 slot = idx & (qp->sq.num_slots - 1);
+	struct softrdma_swqe *s = &qp->swqe[slot];
+	struct softrdma_req_pkt l;
+	struct sk_buff *skb;
+	u32 i, len;
+	u8 *p;
+	int err;
+
+	len = (n - 1) * seg + softrdma_req_layout(qp, s, pkt + n - 1, 1, &l);
+	skb = softrdma_roce_alloc_train(qp, len - SOFTRDMA_ICRC_LEN);
+	if (!skb)
+		return -E2BIG;
+	p = softrdma_roce_train_data(skb);
+	for (i = 0; i < n; i++) {
+		softrdma_req_layout(qp, s, pkt + i, 1, &l);
+		err = softrdma_req_payload(qp, slot, &l,
+					   softrdma_req_headers(qp, s, pkt + i,
+								1, &l, p));
+		if (err) {
+			kfree_skb(skb);
+			return err;
+		}
+		p += seg;
+	}
+	SOFTRDMA_ROCE_CB(skb)->npkts = n;
+	SOFTRDMA_ROCE_CB(skb)->seg = seg;
+	if (softrdma_roce_xmit(qp, skb) == -EAGAIN)
 		return -EAGAIN;
 	return 0;
 }
@@ -566,7 +703,7 @@ void softrdma_req_run(struct softrdma_qp *qp)
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
 	bool sent = false, nomem = rqp->req.tx_nomem;
-	u32 prod, pkt, n;
+	u32 prod, pkt, n, seg;
 
 	rqp->req.tx_nomem = false;
 
@@ -629,8 +766,17 @@ again:
 						      softrdma_psn_add(s->first_psn,
 								       pkt)))
 				goto window_full;
-			n = softrdma_req_burst(qp, s, pkt);
-			err = softrdma_req_xmit(qp, idx, pkt, n);
+			n = softrdma_req_train(qp, s, pkt, &seg);
+			if (n > 1) {
+				err = softrdma_req_xmit_train(qp, idx, pkt, n,
+							      seg);
+				if (err == -E2BIG)
+					n = 1;
+			}
+			if (n == 1) {
+				n = softrdma_req_burst(qp, s, pkt);
+				err = softrdma_req_xmit(qp, idx, pkt, n);
+			}
 			if (err == -E2BIG) {
 				/* Its pages go copied: a smaller burst. */
 				n = SOFTRDMA_LOOP_COPY_MAX_BYTES /

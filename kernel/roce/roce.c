@@ -6,11 +6,17 @@
  * as addresses come and go; the device only declares RoCEv2 encapsulation.
  */
 #include <linux/hash.h>
+#include <linux/moduleparam.h>
 #include <net/ipv6.h>
 #include <rdma/ib_mad.h>
 
 #include "softrdma.h"
 #include "roce.h"
+
+bool softrdma_roce_gso = true;
+module_param_named(roce_gso, softrdma_roce_gso, bool, 0644);
+MODULE_PARM_DESC(roce_gso,
+		 "send a message's packets to a wire in UDP GSO skbs (default on)");
 
 static int softrdma_roce_port_immutable(struct ib_device *ibdev, u32 port,
 					struct ib_port_immutable *immutable)

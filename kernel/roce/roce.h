@@ -28,18 +28,30 @@
 
 /*
  * What a RoCE skb of ours stands for (in skb->cb): @npkts packets of one
- * message in a row, from its BTH's PSN on. Only the loop (net.c), where
- * nothing is on a wire, carries an skb of more than one (up to
- * SOFTRDMA_LOOP_MAX_BYTES of payload by reference to the sender's pages,
- * SOFTRDMA_LOOP_COPY_MAX_BYTES copied); a wire never does.
+ * message in a row, from its BTH's PSN on.
+ *
+ * On the loop (net.c), where nothing is on a wire, that is a burst: one
+ * BTH for them all and their payloads back to back (up to
+ * SOFTRDMA_LOOP_MAX_BYTES by reference to the sender's pages,
+ * SOFTRDMA_LOOP_COPY_MAX_BYTES copied).
+ *
+ * To a wire, a train (@seg not 0): @npkts whole packets, each with its own
+ * headers and ICRC, @seg bytes from BTH to ICRC each but the last, which
+ * may be shorter; sent as one UDP GSO skb of up to
+ * SOFTRDMA_TRAIN_MAX_BYTES, cut into its packets by the device if it can
+ * (a veth passes it on whole), else by the stack, at the latest by the
+ * receiving UDP socket.
  */
 struct softrdma_roce_cb {
 	u32 npkts;
+	u32 seg;
 };
 
 #define SOFTRDMA_ROCE_CB(skb)	((struct softrdma_roce_cb *)(skb)->cb)
 #define SOFTRDMA_LOOP_MAX_BYTES		(64 * 1024)
 #define SOFTRDMA_LOOP_COPY_MAX_BYTES	(32 * 1024 - 1024)
+/* With its headers and skb_shared_info, within a 32 KiB allocation. */
+#define SOFTRDMA_TRAIN_MAX_BYTES	(32 * 1024 - 512)
 /* Requests that wait behind a READ answer being sent, at most (resp.c). */
 #define SOFTRDMA_RESP_BACKLOG	4096
 #define SOFTRDMA_BTH_LEN	12
@@ -406,6 +418,10 @@ int softrdma_roce_dev_init(struct softrdma_dev *sdev);
 void softrdma_roce_dev_exit(struct softrdma_dev *sdev);
 struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 					unsigned int len);
+extern bool softrdma_roce_gso;
+struct sk_buff *softrdma_roce_alloc_train(struct softrdma_qp *qp,
+					  unsigned int len);
+u8 *softrdma_roce_train_data(struct sk_buff *skb);
 int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb);
 int softrdma_roce_xmit_to(struct softrdma_qp *qp, struct sk_buff *skb,
 			  const struct softrdma_roce_net *qn);

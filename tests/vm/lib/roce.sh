@@ -38,6 +38,14 @@ perf_matrix() {
 
 # udp_to_sr0 BYTES: one UDP datagram (printf escapes) from netns b to
 # 10.0.0.1:4791.
+# wire_gso on|off: UDP segmentation offload of veth0 and veth1. Off, a
+# softroce train (UDP GSO) is cut into its packets before a capture on
+# either end sees it, as on a wire; the fixture has it on.
+wire_gso() {
+	ethtool -K veth0 tx-udp-segmentation "$1"
+	ip netns exec b ethtool -K veth1 tx-udp-segmentation "$1"
+}
+
 udp_to_sr0() {
 	ip netns exec b bash -c "printf '$1' >/dev/udp/10.0.0.1/4791"
 }
@@ -53,8 +61,13 @@ RC_LOSSY=(--timeout 12 --retry 7 --no-err --wait 30)
 
 # netem ARGS...: impair both directions. Permanent neighbour entries keep
 # ARP out of it (connecting a QP resolves the peer's MAC address).
+# netem ARGS...: netem on both veths. A qdisc sees softroce's trains
+# (UDP GSO) as one skb, so its loss would take a train's packets all at
+# once: trains are off, and every packet is lost on its own as on a
+# wire, unless NETEM_TRAINS=1.
 netem() {
 	modprobe sch_netem
+	[ -n "${NETEM_TRAINS:-}" ] || echo 0 >/sys/module/softrdma/parameters/roce_gso
 	ip neigh replace 10.0.0.2 dev veth0 nud permanent \
 		lladdr "$(ip netns exec b cat /sys/class/net/veth1/address)"
 	ip netns exec b ip neigh replace 10.0.0.1 dev veth1 nud permanent \
@@ -68,6 +81,7 @@ netem_cleanup() {
 	ip netns exec b tc qdisc del dev veth1 root 2>/dev/null
 	ip neigh del 10.0.0.2 dev veth0 2>/dev/null
 	ip netns exec b ip neigh del 10.0.0.1 dev veth1 2>/dev/null
+	echo 1 >/sys/module/softrdma/parameters/roce_gso 2>/dev/null
 	return 0
 }
 
