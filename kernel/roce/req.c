@@ -58,6 +58,30 @@ static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
 	}
 }
 
+/* A SEND or RDMA WRITE: may its packets share an skb (burst or train)? */
+static bool softrdma_req_merges(const struct softrdma_swqe *s)
+{
+	switch (s->wqe.opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Packets the window still takes from packet @pkt of @s on (it is open). */
+static u32 softrdma_req_room(struct softrdma_qp *qp,
+			     const struct softrdma_swqe *s, u32 pkt)
+{
+	return SOFTRDMA_REQ_WINDOW -
+	       softrdma_psn_diff(softrdma_psn_add(s->first_psn, pkt),
+				 softrdma_req_una(qp));
+}
+
 /*
  * How many packets, from packet @pkt of @s on, the next skb may stand for:
  * one, but for a SEND or RDMA WRITE of an RC QP whose last packet took the
@@ -68,26 +92,13 @@ static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
 static u32 softrdma_req_burst(struct softrdma_qp *qp,
 			      const struct softrdma_swqe *s, u32 pkt)
 {
-	u32 n = s->npkts - pkt, room;
+	u32 n = s->npkts - pkt;
 
 	if (n < 2 || !to_rqp(qp)->req.looped ||
-	    qp->ibqp.qp_type != IB_QPT_RC)
+	    qp->ibqp.qp_type != IB_QPT_RC || !softrdma_req_merges(s))
 		return 1;
-	switch (s->wqe.opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_SEND_WITH_INV:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		break;
-	default:
-		return 1;
-	}
 	n = min(n, SOFTRDMA_LOOP_MAX_BYTES / softrdma_mtu(qp));
-	room = SOFTRDMA_REQ_WINDOW -
-	       softrdma_psn_diff(softrdma_psn_add(s->first_psn, pkt),
-				 softrdma_req_una(qp));
-	return max(min(n, room), 1U);
+	return max(min(n, softrdma_req_room(qp, s, pkt)), 1U);
 }
 
 /*
@@ -373,30 +384,16 @@ static u32 softrdma_req_train(struct softrdma_qp *qp,
 			      const struct softrdma_swqe *s, u32 pkt, u32 *seg)
 {
 	struct softrdma_req_pkt l;
-	u32 n, max, len, room;
+	u32 n, max, len;
 
 	if (s->npkts - pkt < 2 || to_rqp(qp)->req.looped || !softrdma_roce_gso ||
-	    (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC))
+	    (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC) ||
+	    !softrdma_req_merges(s))
 		return 1;
-	switch (s->wqe.opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_SEND_WITH_INV:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		break;
-	default:
-		return 1;
-	}
 	*seg = softrdma_req_layout(qp, s, pkt, 1, &l);
 	max = min(s->npkts - pkt, SOFTRDMA_TRAIN_MAX_BYTES / *seg);
-	if (qp->ibqp.qp_type == IB_QPT_RC) {
-		/* Open: softrdma_req_run() looked. */
-		room = SOFTRDMA_REQ_WINDOW -
-		       softrdma_psn_diff(softrdma_psn_add(s->first_psn, pkt),
-					 softrdma_req_una(qp));
-		max = min(max, room);
-	}
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		max = min(max, softrdma_req_room(qp, s, pkt));
 	for (n = 1; n < max; n++) {
 		len = softrdma_req_layout(qp, s, pkt + n, 1, &l);
 		if (len > *seg || (len < *seg && pkt + n + 1 != s->npkts))
