@@ -23,11 +23,30 @@ static bool softrdma_rx_to_group(struct sk_buff *skb)
 }
 
 /*
- * Headers a burst by reference (req.c) must have in its linear part: UDP,
- * BTH, and a RETH and immediate data at most.
+ * Make the headers of a packet in pieces linear: UDP, BTH and what an RC
+ * SEND or RDMA WRITE of its opcode has after the BTH (RETH, ImmDt or
+ * IETH), as far as the packet goes; no payload, so that the responder
+ * places it from the pieces alone (anything else is made linear later).
  */
-#define SOFTRDMA_RX_BURST_HDR	(sizeof(struct udphdr) + SOFTRDMA_BTH_LEN + \
-				 SOFTRDMA_RETH_LEN + SOFTRDMA_IMMDT_LEN)
+static bool softrdma_rx_pull_headers(struct sk_buff *skb)
+{
+	u32 hlen = sizeof(struct udphdr) + SOFTRDMA_BTH_LEN;
+	u8 op;
+
+	if (!pskb_may_pull(skb, min(skb->len, hlen)))
+		return false;
+	if (skb->len < hlen)
+		return true;
+	op = skb->data[sizeof(struct udphdr)];
+	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
+	    op == RC_WRITE_ONLY_IMM)
+		hlen += SOFTRDMA_RETH_LEN;
+	if (op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
+	    op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM ||
+	    op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV)
+		hlen += SOFTRDMA_IMMDT_LEN;
+	return pskb_may_pull(skb, min(skb->len, hlen));
+}
 
 /*
  * A RoCEv2 packet for us: @skb->data is the UDP header; @looped if it came
@@ -48,8 +67,7 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	u8 op;
 
 	if (skb_is_nonlinear(skb) && !skb_has_frag_list(skb)) {
-		if (!pskb_may_pull(skb, min_t(u32, skb->len,
-					      SOFTRDMA_RX_BURST_HDR)))
+		if (!softrdma_rx_pull_headers(skb))
 			goto drop;
 	} else if (skb_linearize(skb)) {
 		goto drop;
