@@ -360,6 +360,15 @@ struct softrdma_iw_rresp {
 	u64 src_to;
 };
 
+/* Where the receiver is in the FPDU coming in (rx.c). */
+enum softrdma_iw_rx_state {
+	IW_RX_HDR,		/* its length field (and a marker ahead) */
+	IW_RX_PEEK,		/* length and tagged DDP header */
+	IW_RX_FPDU,		/* all of it, into iw->rxbuf */
+	IW_RX_PLACE,		/* an RDMA Write's payload, into its buffer */
+	IW_RX_TRAILER,		/* then its pad and CRC field */
+};
+
 /*
  * The iWARP part of the kernel's copy of a send WQE (struct softrdma_swqe),
  * one per SQ slot: how far the WQE has come.
@@ -418,8 +427,17 @@ struct softrdma_iw_qp {
 	u32 rx_ulen;
 	/* Receive: one FPDU at a time. */
 	bool rx_stop;			/* the stream cannot be parsed on */
+	u8 rx_state;			/* IW_RX_* (rx.c) */
 	u32 rx_have;
 	u32 rx_need;
+	u32 rx_flen;			/* the FPDU's length on the wire */
+	/* An RDMA Write placed from the socket as it comes (IW_RX_PLACE). */
+	bool rx_skip;			/* failed: the rest is dropped */
+	struct softrdma_mr *rx_mr;	/* held within one skb only */
+	u32 rx_stag;
+	u64 rx_to;
+	u32 rx_left;			/* payload bytes still to come */
+	u32 rx_crc;			/* running CRC32c */
 	u8 *rxbuf;
 	u8 *txbuf;
 	/* Sending by reference (sender only): each FPDU's head and tail. */

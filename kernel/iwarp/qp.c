@@ -369,6 +369,7 @@ int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep)
 	iw->rx_soff = 0;
 	iw->rx_stop = false;
 	iw->rx_have = 0;
+	iw->rx_state = IW_RX_HDR;
 	iw->rx_need = softrdma_mpa_hdr_len(0, iw->rx_markers);
 	qp->attrs.max_rd_atomic = min_t(u32, cep->ord, SOFTRDMA_MAX_RD_ATOMIC);
 	qp->attrs.max_dest_rd_atomic = min_t(u32, cep->ird,
