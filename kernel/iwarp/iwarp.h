@@ -10,8 +10,10 @@
 #include <linux/build_bug.h>
 #include <linux/bvec.h>
 #include <linux/kref.h>
+#include <linux/log2.h>
 #include <linux/mm_types.h>
 #include <linux/net.h>
+#include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <rdma/iw_cm.h>
@@ -268,6 +270,21 @@ enum {
  */
 #define SOFTRDMA_IW_ZC_MIN	4096
 #define SOFTRDMA_IW_ZC_PAGES	(DIV_ROUND_UP(SOFTRDMA_MPA_MAX_ULPDU, PAGE_SIZE) + 1)
+/*
+ * FPDUs no larger than this (a segment of a wire's MSS) go by reference in
+ * groups, several to one socket call and one skb (tx.c): a group is as many
+ * pieces as an skb has fragments; each FPDU's payload is at most this many.
+ */
+#define SOFTRDMA_IW_GROUP_MULPDU	(4 * PAGE_SIZE)
+#define SOFTRDMA_IW_GROUP_BV		MAX_SKB_FRAGS
+#define SOFTRDMA_IW_GROUP_PIECES	5
+/*
+ * A group's heads and tails (length, DDP header; pad, CRC field), in a
+ * piece of a page fragment that never crosses a page: a power of two.
+ */
+#define SOFTRDMA_IW_GROUP_HT	(2 + SOFTRDMA_UNTAGGED_LEN + 3 + 4)
+#define SOFTRDMA_IW_GROUP_STAGE	\
+	roundup_pow_of_two(SOFTRDMA_IW_GROUP_BV * SOFTRDMA_IW_GROUP_HT)
 
 enum softrdma_cep_state {
 	CEP_IDLE,
@@ -343,6 +360,15 @@ struct softrdma_iw_rresp {
 	u64 src_to;
 };
 
+/* Where the receiver is in the FPDU coming in (rx.c). */
+enum softrdma_iw_rx_state {
+	IW_RX_HDR,		/* its length field (and a marker ahead) */
+	IW_RX_PEEK,		/* length and tagged DDP header */
+	IW_RX_FPDU,		/* all of it, into iw->rxbuf */
+	IW_RX_PLACE,		/* an RDMA Write's payload, into its buffer */
+	IW_RX_TRAILER,		/* then its pad and CRC field */
+};
+
 /*
  * The iWARP part of the kernel's copy of a send WQE (struct softrdma_swqe),
  * one per SQ slot: how far the WQE has come.
@@ -401,14 +427,30 @@ struct softrdma_iw_qp {
 	u32 rx_ulen;
 	/* Receive: one FPDU at a time. */
 	bool rx_stop;			/* the stream cannot be parsed on */
+	u8 rx_state;			/* IW_RX_* (rx.c) */
 	u32 rx_have;
 	u32 rx_need;
+	u32 rx_flen;			/* the FPDU's length on the wire */
+	/* An RDMA Write placed from the socket as it comes (IW_RX_PLACE). */
+	bool rx_skip;			/* failed: the rest is dropped */
+	struct softrdma_mr *rx_mr;	/* held within one skb only */
+	u32 rx_stag;
+	u64 rx_to;
+	u32 rx_left;			/* payload bytes still to come */
+	u32 rx_crc;			/* running CRC32c */
 	u8 *rxbuf;
 	u8 *txbuf;
 	/* Sending by reference (sender only): each FPDU's head and tail. */
 	struct page_frag_cache zc_frag;
 	struct bio_vec *zc_bv;		/* head, SOFTRDMA_IW_ZC_PAGES, tail */
 	u32 zc_unacked;			/* WQEs waiting for TCP's ack */
+	/* A group of FPDUs by reference, for one socket call (tx.c). */
+	struct bio_vec *gbv;		/* SOFTRDMA_IW_GROUP_BV pieces */
+	u32 gnbv;
+	u32 glen;			/* bytes in the group */
+	u32 gfpdus;
+	u8 *gstage;			/* heads and tails, a page fragment */
+	u32 gstaged;
 };
 
 static inline struct softrdma_iw_qp *to_iwqp(struct softrdma_qp *qp)

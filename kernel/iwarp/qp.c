@@ -43,8 +43,9 @@ int softrdma_iw_qp_init(struct softrdma_qp *qp)
 	iw->txbuf = kvmalloc(SOFTRDMA_FPDU_MAX, GFP_KERNEL);
 	iw->zc_bv = kcalloc(SOFTRDMA_IW_ZC_PAGES + 2, sizeof(*iw->zc_bv),
 			    GFP_KERNEL);
+	iw->gbv = kcalloc(SOFTRDMA_IW_GROUP_BV, sizeof(*iw->gbv), GFP_KERNEL);
 	if (softrdma_qp_shadow_alloc(qp) || !iw->swqe || !iw->irq ||
-	    !iw->orq || !iw->rxbuf || !iw->txbuf || !iw->zc_bv) {
+	    !iw->orq || !iw->rxbuf || !iw->txbuf || !iw->zc_bv || !iw->gbv) {
 		softrdma_iw_qp_cleanup(qp);
 		return -ENOMEM;
 	}
@@ -63,12 +64,14 @@ void softrdma_iw_qp_cleanup(struct softrdma_qp *qp)
 	kvfree(iw->rxbuf);
 	kvfree(iw->txbuf);
 	kfree(iw->zc_bv);
+	kfree(iw->gbv);
 	iw->swqe = NULL;
 	iw->irq = NULL;
 	iw->orq = NULL;
 	iw->rxbuf = NULL;
 	iw->txbuf = NULL;
 	iw->zc_bv = NULL;
+	iw->gbv = NULL;
 	softrdma_iw_zc_drain(iw);
 }
 
@@ -366,6 +369,7 @@ int softrdma_iw_qp_start(struct softrdma_qp *qp, struct softrdma_cep *cep)
 	iw->rx_soff = 0;
 	iw->rx_stop = false;
 	iw->rx_have = 0;
+	iw->rx_state = IW_RX_HDR;
 	iw->rx_need = softrdma_mpa_hdr_len(0, iw->rx_markers);
 	qp->attrs.max_rd_atomic = min_t(u32, cep->ord, SOFTRDMA_MAX_RD_ATOMIC);
 	qp->attrs.max_dest_rd_atomic = min_t(u32, cep->ird,

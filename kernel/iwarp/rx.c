@@ -8,20 +8,27 @@
  * peer's Terminate.
  *
  * Each FPDU is placed as soon as it is whole, in the softirq that brought
- * its last bytes (tcp_read_sock() from the socket callback); a work item
- * sees the end of the stream. It holds qp->lock while it places an FPDU,
- * never across a socket call. An RDMA Read completes once its response has
- * arrived.
+ * its last bytes (tcp_read_sock() from the socket callback); an RDMA Write
+ * without markers is placed as its bytes come, straight from the skbs into
+ * the target buffer (one copy, the CRC computed on the way and checked at
+ * its end). A work item sees the end of the stream. It holds qp->lock
+ * while it places, never across a socket call. An RDMA Read completes
+ * once its response has arrived.
  *
  * Not here: sending, the answers to requests too (tx.c), the QP's state
  * and SQ bookkeeping (qp.c), MPA framing and DDP header checks (mpa.c,
  * ddp.c).
  */
+#include <linux/crc32.h>
+#include <linux/skbuff.h>
 #include <linux/tcp.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
 #include "iwarp.h"
+
+/* Where in iw->rxbuf the trailer of a placed FPDU goes: after its header. */
+#define SOFTRDMA_IW_RX_TRAILER	32
 
 /* Map softrdma_mr_get()'s error on a tagged buffer to a Terminate. */
 static void softrdma_iw_tagged_error(struct softrdma_qp *qp, int err)
@@ -611,18 +618,155 @@ bad_qn:
 	iw->rx_ulpdu = NULL;
 }
 
+/* The FPDU is done with: the next one's header comes. */
+static void softrdma_iw_rx_next(struct softrdma_iw_qp *iw)
+{
+	iw->rx_soff += iw->rx_flen;
+	iw->rx_have = 0;
+	iw->rx_state = IW_RX_HDR;
+	iw->rx_need = softrdma_mpa_hdr_len(iw->rx_soff, iw->rx_markers);
+}
+
+/*
+ * The first bytes of an FPDU without markers are in: its length and a
+ * tagged DDP header. An RDMA Write with payload that passes every check
+ * is placed straight from the socket's skbs into its buffer as they come
+ * (one copy, the CRC computed on the way); everything else is assembled
+ * whole in iw->rxbuf first. Return: true if it is placed so.
+ */
+static bool softrdma_iw_rx_peek(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+	u8 *u = iw->rxbuf + 2;
+	struct softrdma_term_cause tc;
+	struct softrdma_ddp_tagged h;
+	struct softrdma_mr *mr;
+	u32 ulen = get_unaligned_be16(iw->rxbuf), n;
+	bool ok = false;
+	int err;
+
+	if (!(u[0] & SOFTRDMA_DDP_T) ||
+	    (u[1] & SOFTRDMA_RDMAP_OP_MASK) != RDMAP_WRITE ||
+	    !softrdma_ddp_hdr_check(u, ulen, SOFTRDMA_QN_NUM, &tc))
+		return false;
+	memcpy(&h, u, sizeof(h));
+	n = ulen - SOFTRDMA_TAGGED_LEN;
+	spin_lock_bh(&qp->lock);
+	if ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) &&
+	    (qp->attrs.access & IB_ACCESS_REMOTE_WRITE) && !iw->rtr_due) {
+		mr = softrdma_rkey_get(qp, ntohl(h.stag), be64_to_cpu(h.to), n,
+				       IB_ACCESS_REMOTE_WRITE, &err);
+		if (mr) {
+			iw->rx_mr = mr;
+			ok = true;
+		}
+	}
+	spin_unlock_bh(&qp->lock);
+	if (!ok)
+		return false;
+	iw->rx_skip = false;
+	iw->rx_stag = ntohl(h.stag);
+	iw->rx_to = be64_to_cpu(h.to);
+	iw->rx_left = n;
+	if (iw->crc)
+		iw->rx_crc = __crc32c_le(~0U, iw->rxbuf, iw->rx_have);
+	iw->rx_state = IW_RX_PLACE;
+	return true;
+}
+
+/*
+ * Place @n bytes of @skb at @off, the next of the RDMA Write being placed.
+ * The buffer's MR is held within one skb (softrdma_iw_rx_actor() lets go
+ * of it), so a peer that stops mid-FPDU holds up no deregistration; for
+ * the next skb it is looked up again, and if it is gone or the QP stopped,
+ * the rest of the FPDU is dropped.
+ */
+static void softrdma_iw_rx_place(struct softrdma_qp *qp, struct sk_buff *skb,
+				 u32 off, u32 n)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+	struct skb_seq_state st;
+	const u8 *data;
+	u32 done = 0, l;
+	int err;
+
+	/* As every placement, under qp->lock: no invalidation meanwhile. */
+	spin_lock_bh(&qp->lock);
+	if (!iw->rx_mr && !iw->rx_skip) {
+		if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) {
+			iw->rx_mr = softrdma_rkey_get(qp, iw->rx_stag,
+						      iw->rx_to, iw->rx_left,
+						      IB_ACCESS_REMOTE_WRITE,
+						      &err);
+			if (!iw->rx_mr) {
+				iw->rx_ulpdu = iw->rxbuf + 2;
+				iw->rx_ulen = get_unaligned_be16(iw->rxbuf);
+				softrdma_iw_tagged_error(qp, err);
+				iw->rx_ulpdu = NULL;
+			}
+		}
+		iw->rx_skip = !iw->rx_mr;
+	}
+	skb_prepare_seq_read(skb, off, off + n, &st);
+	while (done < n && (l = skb_seq_read(done, &data, &st))) {
+		l = min(l, n - done);
+		if (iw->rx_mr)
+			softrdma_mr_copy(iw->rx_mr, iw->rx_to + done,
+					 (void *)data, l, true);
+		if (iw->crc)
+			iw->rx_crc = __crc32c_le(iw->rx_crc, data, l);
+		done += l;
+	}
+	skb_abort_seq_read(&st);
+	spin_unlock_bh(&qp->lock);
+	iw->rx_to += n;
+	iw->rx_left -= n;
+	if (!iw->rx_left) {
+		if (iw->rx_mr)
+			softrdma_mr_put(iw->rx_mr);
+		iw->rx_mr = NULL;
+		/* The pad and the CRC field, after the header in rxbuf. */
+		iw->rx_state = IW_RX_TRAILER;
+		iw->rx_have = 0;
+		iw->rx_need = iw->rx_flen - 2 -
+			      get_unaligned_be16(iw->rxbuf);
+	}
+}
+
+/* The trailer of a placed RDMA Write is in: check its CRC. */
+static void softrdma_iw_rx_placed(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+	u8 *t = iw->rxbuf + SOFTRDMA_IW_RX_TRAILER;
+	u32 pad = iw->rx_need - 4;
+
+	if (iw->crc && !iw->rx_skip &&
+	    get_unaligned_le32(t + pad) != ~__crc32c_le(iw->rx_crc, t, pad)) {
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_ICRC_ERR);
+		spin_lock_bh(&qp->lock);
+		if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+			softrdma_iw_qp_terminate(qp, TERM_LAYER_LLP, 0,
+						 TERM_LLP_CRC);
+		spin_unlock_bh(&qp->lock);
+	} else if (!iw->rx_skip) {
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_PKTS);
+	}
+	softrdma_iw_rx_next(iw);
+}
+
 /*
  * The FPDU being assembled has iw->rx_need bytes: its MPA header, after
- * which the whole length is known, or all of it, which is handled (qp->lock
- * taken here). Return: false if the stream cannot be parsed on.
+ * which the whole length is known, its DDP header, or all of it, which is
+ * handled (qp->lock taken here). Return: false if the stream cannot be
+ * parsed on.
  */
 static bool softrdma_iw_rx_step(struct softrdma_qp *qp)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
+	u32 ulen, len;
 
-	if (iw->rx_need == softrdma_mpa_hdr_len(iw->rx_soff, iw->rx_markers)) {
-		u32 ulen, len;
-
+	switch (iw->rx_state) {
+	case IW_RX_HDR:
 		len = softrdma_mpa_fpdu_len(iw->rxbuf, iw->rx_soff,
 					    iw->rx_markers, &ulen);
 		if (ulen < SOFTRDMA_TAGGED_LEN) {
@@ -633,16 +777,31 @@ static bool softrdma_iw_rx_step(struct softrdma_qp *qp)
 			return false;
 		}
 		/* The CRC field is there even without CRC. */
-		iw->rx_need = len;
+		iw->rx_flen = len;
+		if (!iw->rx_markers && ulen > SOFTRDMA_TAGGED_LEN) {
+			iw->rx_state = IW_RX_PEEK;
+			iw->rx_need = 2 + SOFTRDMA_TAGGED_LEN;
+		} else {
+			iw->rx_state = IW_RX_FPDU;
+			iw->rx_need = len;
+		}
+		return true;
+	case IW_RX_PEEK:
+		if (!softrdma_iw_rx_peek(qp)) {
+			iw->rx_state = IW_RX_FPDU;
+			iw->rx_need = iw->rx_flen;
+		}
+		return true;
+	case IW_RX_TRAILER:
+		softrdma_iw_rx_placed(qp);
+		return true;
+	default:
+		spin_lock_bh(&qp->lock);
+		softrdma_iw_rx_fpdu(qp);
+		spin_unlock_bh(&qp->lock);
+		softrdma_iw_rx_next(iw);
 		return true;
 	}
-	spin_lock_bh(&qp->lock);
-	softrdma_iw_rx_fpdu(qp);
-	spin_unlock_bh(&qp->lock);
-	iw->rx_soff += iw->rx_need;
-	iw->rx_have = 0;
-	iw->rx_need = softrdma_mpa_hdr_len(iw->rx_soff, iw->rx_markers);
-	return true;
 }
 
 /* tcp_read_sock() actor: assemble FPDUs from @skb, handle each one whole. */
@@ -655,14 +814,29 @@ static int softrdma_iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 
 	/* After a framing error only the close is awaited: drop the rest. */
 	while (done < len && !iw->rx_stop) {
-		u32 n = min_t(size_t, len - done, iw->rx_need - iw->rx_have);
+		u32 n;
+		u8 *buf = iw->rxbuf;
 
-		if (skb_copy_bits(skb, off + done, iw->rxbuf + iw->rx_have, n))
+		if (iw->rx_state == IW_RX_PLACE) {
+			n = min_t(size_t, len - done, iw->rx_left);
+			softrdma_iw_rx_place(qp, skb, off + done, n);
+			done += n;
+			continue;
+		}
+		if (iw->rx_state == IW_RX_TRAILER)
+			buf += SOFTRDMA_IW_RX_TRAILER;
+		n = min_t(size_t, len - done, iw->rx_need - iw->rx_have);
+		if (skb_copy_bits(skb, off + done, buf + iw->rx_have, n))
 			break;
 		iw->rx_have += n;
 		done += n;
 		if (iw->rx_have == iw->rx_need && !softrdma_iw_rx_step(qp))
 			iw->rx_stop = true;
+	}
+	/* No MR is held between skbs (softrdma_iw_rx_place()). */
+	if (iw->rx_mr) {
+		softrdma_mr_put(iw->rx_mr);
+		iw->rx_mr = NULL;
 	}
 	return len;
 }

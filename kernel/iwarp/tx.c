@@ -156,6 +156,143 @@ static int softrdma_iw_xmit_zc(struct softrdma_iw_qp *iw, struct socket *sock,
 #endif
 }
 
+#if SOFTRDMA_IW_ZC
+/*
+ * Send the group of FPDUs by reference (softrdma_iw_group_add()) in one
+ * socket call; @more: more FPDUs of the message follow. MSG_EOR ends TCP's
+ * skb with the group, so the next one starts a segment, as the FPDUs in it
+ * do. Return: 0 or the socket's error (the group is gone either way).
+ */
+static int softrdma_iw_group_send(struct softrdma_iw_qp *iw,
+				  struct socket *sock, bool more)
+{
+	struct msghdr msg = {
+		.msg_flags = MSG_SPLICE_PAGES | MSG_NOSIGNAL | MSG_EOR |
+			     (more ? MSG_MORE : 0),
+	};
+	int ret = 0;
+
+	if (!iw->gnbv)
+		return 0;
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, iw->gbv, iw->gnbv, iw->glen);
+	while (msg_data_left(&msg)) {
+		int k = sock_sendmsg(sock, &msg);
+
+		if (k <= 0) {
+			ret = k ? k : -EPIPE;
+			break;
+		}
+	}
+	/* The socket holds its own references to the pages it keeps. */
+	page_frag_free(iw->gstage);
+	if (!ret)
+		softrdma_count_add(iw->qp.sdev, SOFTRDMA_CNT_TX_ZCOPY,
+				   iw->gfpdus);
+	iw->gnbv = 0;
+	iw->glen = 0;
+	iw->gfpdus = 0;
+	iw->gstage = NULL;
+	return ret;
+}
+
+/*
+ * Add to the group an FPDU whose ULPDU is the DDP header (@hlen bytes) in
+ * iw->txbuf + 2 and @n bytes of @mr at @iova, by reference. A group holds
+ * as many pieces as an skb has fragments: heads and tails from a page
+ * fragment of our own (a tail and the next head are one piece), payloads
+ * as the MR's pages. It is sent first when this FPDU would not fit, or
+ * would straddle a segment of the MSS the FPDUs were cut for (RFC 5044 8:
+ * a segment starts with an FPDU), or when the socket has no room for it.
+ *
+ * Return: 0, -EAGAIN if the caller has to copy it instead (the group was
+ * sent), or the socket's error.
+ */
+static int softrdma_iw_group_add(struct softrdma_iw_qp *iw,
+				 struct socket *sock, struct softrdma_mr *mr,
+				 u64 iova, u32 hlen, u32 n)
+{
+	u32 ulen = hlen + n, pad = -(2 + ulen) & 3, len = 2 + ulen + pad + 4;
+	u32 seg = iw->mulpdu + 9, np, i, crc = 0;
+	struct bio_vec pv[SOFTRDMA_IW_GROUP_PIECES];
+	u8 *head, *tail;
+	int err;
+
+	np = iw->tx_markers ? 0 :
+	     softrdma_mr_pages(mr, iova, n, pv, ARRAY_SIZE(pv));
+	if (!np) {
+		err = softrdma_iw_group_send(iw, sock, true);
+		return err ? err : -EAGAIN;
+	}
+	/* A head, the payload, a tail; a head after a tail joins it. */
+	if (iw->gnbv + np + (iw->gnbv ? 1 : 2) > SOFTRDMA_IW_GROUP_BV ||
+	    (iw->glen % seg && iw->glen % seg + len > seg) ||
+	    sk_stream_wspace(sock->sk) < (int)(iw->glen + len)) {
+		err = softrdma_iw_group_send(iw, sock, true);
+		if (err)
+			return err;
+		if (sk_stream_wspace(sock->sk) < (int)len)
+			return -EAGAIN;
+	}
+	if (!iw->gstage) {
+		iw->gstage = page_frag_alloc_align(&iw->zc_frag,
+						   SOFTRDMA_IW_GROUP_STAGE,
+						   GFP_KERNEL,
+						   SOFTRDMA_IW_GROUP_STAGE);
+		if (!iw->gstage)
+			return -EAGAIN;
+		iw->gstaged = 0;
+	}
+	head = iw->gstage + iw->gstaged;
+	put_unaligned_be16(ulen, head);
+	memcpy(head + 2, iw->txbuf + 2, hlen);
+	tail = head + 2 + hlen;
+	memset(tail, 0, pad);
+	if (iw->crc) {
+		crc = __crc32c_le(~0U, head, 2 + hlen);
+		for (i = 0; i < np; i++) {
+			u8 *va = kmap_local_page(pv[i].bv_page);
+
+			crc = __crc32c_le(crc, va + pv[i].bv_offset,
+					  pv[i].bv_len);
+			kunmap_local(va);
+		}
+		crc = ~__crc32c_le(crc, tail, pad);
+	}
+	put_unaligned_le32(crc, tail + pad);
+	if (iw->gnbv)
+		iw->gbv[iw->gnbv - 1].bv_len += 2 + hlen;
+	else
+		bvec_set_virt(&iw->gbv[iw->gnbv++], head, 2 + hlen);
+	memcpy(&iw->gbv[iw->gnbv], pv, np * sizeof(*pv));
+	iw->gnbv += np;
+	bvec_set_virt(&iw->gbv[iw->gnbv++], tail, pad + 4);
+	iw->gstaged += 2 + hlen + pad + 4;
+	iw->glen += len;
+	iw->gfpdus++;
+	iw->tx_soff += len;
+	return 0;
+}
+#else
+static int softrdma_iw_group_send(struct softrdma_iw_qp *iw,
+				  struct socket *sock, bool more)
+{
+	return 0;
+}
+
+static int softrdma_iw_group_add(struct softrdma_iw_qp *iw,
+				 struct socket *sock, struct softrdma_mr *mr,
+				 u64 iova, u32 hlen, u32 n)
+{
+	return -EAGAIN;
+}
+#endif
+
+/* Are this QP's FPDUs small enough to go by reference in groups? */
+static bool softrdma_iw_grouped(struct softrdma_iw_qp *iw)
+{
+	return iw->mulpdu <= SOFTRDMA_IW_GROUP_MULPDU;
+}
+
 /*
  * Send an FPDU whose ULPDU is the DDP header (@hlen bytes) in iw->txbuf + 2
  * and @n bytes of @mr at @iova: by reference if @zc and the socket allows
@@ -166,9 +303,15 @@ static int softrdma_iw_xmit_mr(struct softrdma_iw_qp *iw, struct socket *sock,
 			       struct softrdma_mr *mr, u64 iova, u32 hlen,
 			       u32 n, bool more, bool zc)
 {
-	int err = zc && n ? softrdma_iw_xmit_zc(iw, sock, mr, iova, hlen, n,
-					       more) : -EAGAIN;
+	int err = -EAGAIN;
 
+	if (zc && n && softrdma_iw_grouped(iw)) {
+		err = softrdma_iw_group_add(iw, sock, mr, iova, hlen, n);
+		if (!err && !more)
+			err = softrdma_iw_group_send(iw, sock, false);
+	} else if (zc && n) {
+		err = softrdma_iw_xmit_zc(iw, sock, mr, iova, hlen, n, more);
+	}
 	if (err != -EAGAIN)
 		return err ? err : 1;
 	if (n)
