@@ -82,6 +82,39 @@ static int softrdma_iw_xmit(struct softrdma_iw_qp *iw, struct socket *sock,
 	return softrdma_iw_xmit_more(iw, sock, ulen, false);
 }
 
+#if SOFTRDMA_IW_ZC
+/*
+ * Frame an FPDU whose payload goes by reference as the @nbv pieces @bv:
+ * at @head its MPA length (@ulen) and the DDP header (@hlen bytes, from
+ * iw->txbuf + 2), behind them the tail: @pad zeroes and the CRC (0 when
+ * not negotiated), over head, payload and pad. Return: the tail.
+ */
+static u8 *softrdma_iw_frame_ref(struct softrdma_iw_qp *iw, u8 *head,
+				 u32 ulen, u32 hlen, u32 pad,
+				 const struct bio_vec *bv, u32 nbv)
+{
+	u8 *tail = head + 2 + hlen;
+	u32 crc = 0, i;
+
+	put_unaligned_be16(ulen, head);
+	memcpy(head + 2, iw->txbuf + 2, hlen);
+	memset(tail, 0, pad);
+	if (iw->crc) {
+		crc = __crc32c_le(~0U, head, 2 + hlen);
+		for (i = 0; i < nbv; i++) {
+			u8 *va = kmap_local_page(bv[i].bv_page);
+
+			crc = __crc32c_le(crc, va + bv[i].bv_offset,
+					  bv[i].bv_len);
+			kunmap_local(va);
+		}
+		crc = ~__crc32c_le(crc, tail, pad);
+	}
+	put_unaligned_le32(crc, tail + pad);
+	return tail;
+}
+#endif
+
 /*
  * Send an FPDU whose ULPDU is the DDP header (@hlen bytes) in iw->txbuf + 2
  * and @n bytes of @mr at @iova, the latter by reference: TCP takes the MR's
@@ -103,7 +136,7 @@ static int softrdma_iw_xmit_zc(struct softrdma_iw_qp *iw, struct socket *sock,
 		.msg_flags = MSG_SPLICE_PAGES | MSG_NOSIGNAL | MSG_EOR,
 	};
 	struct bio_vec *bv = iw->zc_bv;
-	u32 nbv, i, crc = 0;
+	u32 nbv;
 	u8 *head, *tail;
 	int ret = 0;
 
@@ -116,22 +149,7 @@ static int softrdma_iw_xmit_zc(struct softrdma_iw_qp *iw, struct socket *sock,
 	head = page_frag_alloc(&iw->zc_frag, 2 + hlen + pad + 4, GFP_KERNEL);
 	if (!head)
 		return -EAGAIN;
-	put_unaligned_be16(ulen, head);
-	memcpy(head + 2, iw->txbuf + 2, hlen);
-	tail = head + 2 + hlen;
-	memset(tail, 0, pad);
-	if (iw->crc) {
-		crc = __crc32c_le(~0U, head, 2 + hlen);
-		for (i = 1; i <= nbv; i++) {
-			u8 *va = kmap_local_page(bv[i].bv_page);
-
-			crc = __crc32c_le(crc, va + bv[i].bv_offset,
-					  bv[i].bv_len);
-			kunmap_local(va);
-		}
-		crc = ~__crc32c_le(crc, tail, pad);
-	}
-	put_unaligned_le32(crc, tail + pad);
+	tail = softrdma_iw_frame_ref(iw, head, ulen, hlen, pad, bv + 1, nbv);
 	bvec_set_virt(&bv[0], head, 2 + hlen);
 	bvec_set_virt(&bv[nbv + 1], tail, pad + 4);
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nbv + 2, len);
@@ -212,7 +230,7 @@ static int softrdma_iw_group_add(struct softrdma_iw_qp *iw,
 				 u64 iova, u32 hlen, u32 n)
 {
 	u32 ulen = hlen + n, pad = -(2 + ulen) & 3, len = 2 + ulen + pad + 4;
-	u32 seg = iw->mulpdu + 9, np, i, crc = 0;
+	u32 seg = iw->mulpdu + 9, np;
 	struct bio_vec pv[SOFTRDMA_IW_GROUP_PIECES];
 	u8 *head, *tail;
 	int err;
@@ -243,22 +261,7 @@ static int softrdma_iw_group_add(struct softrdma_iw_qp *iw,
 		iw->gstaged = 0;
 	}
 	head = iw->gstage + iw->gstaged;
-	put_unaligned_be16(ulen, head);
-	memcpy(head + 2, iw->txbuf + 2, hlen);
-	tail = head + 2 + hlen;
-	memset(tail, 0, pad);
-	if (iw->crc) {
-		crc = __crc32c_le(~0U, head, 2 + hlen);
-		for (i = 0; i < np; i++) {
-			u8 *va = kmap_local_page(pv[i].bv_page);
-
-			crc = __crc32c_le(crc, va + pv[i].bv_offset,
-					  pv[i].bv_len);
-			kunmap_local(va);
-		}
-		crc = ~__crc32c_le(crc, tail, pad);
-	}
-	put_unaligned_le32(crc, tail + pad);
+	tail = softrdma_iw_frame_ref(iw, head, ulen, hlen, pad, pv, np);
 	if (iw->gnbv)
 		iw->gbv[iw->gnbv - 1].bv_len += 2 + hlen;
 	else
