@@ -50,7 +50,7 @@ struct softrdma_roce_cb {
 #define SOFTRDMA_ROCE_CB(skb)	((struct softrdma_roce_cb *)(skb)->cb)
 #define SOFTRDMA_LOOP_MAX_BYTES		(64 * 1024)
 #define SOFTRDMA_LOOP_COPY_MAX_BYTES	(32 * 1024 - 1024)
-/* With its headers and skb_shared_info, within a 32 KiB allocation. */
+/* A train's packets are one order-3 compound page (net.c), ICRC room in. */
 #define SOFTRDMA_TRAIN_MAX_BYTES	(32 * 1024 - 512)
 /* Requests that wait behind a READ answer being sent, at most (resp.c). */
 #define SOFTRDMA_RESP_BACKLOG	4096
