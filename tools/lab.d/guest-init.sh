@@ -134,6 +134,8 @@ stuck() {
 	finish 124
 }
 
+# The boot is over: a guest that dies from here on is not retried.
+: >$OUT/started
 cd "${LAB_CWD:-/}" 2>/dev/null || cd /
 bash -c "$LAB_CMD" </dev/null &
 cmd=$!
