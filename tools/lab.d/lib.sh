@@ -126,9 +126,12 @@ lab_ready() {
 GUEST_SHARES=()
 GUEST_QARGS=()
 # guest_opt ARGS...: the option ARGS start with, if it is one of the
-# guest's (--kernel stock|debug, --share DIR): sets GUEST_KERNEL or adds to
-# GUEST_SHARES, and GUEST_SHIFT to the words it took; fails otherwise.
+# guest's (--kernel stock|debug, --share DIR, --root DIR): sets
+# GUEST_KERNEL, adds to GUEST_SHARES or sets GUEST_ROOT (the guest's root
+# filesystem, the lab root unless given: it must hold the kernel's modules),
+# and GUEST_SHIFT to the words it took; fails otherwise.
 GUEST_KERNEL=stock
+GUEST_ROOT=$LAB_ROOT
 GUEST_SHIFT=0
 # shellcheck disable=SC2034 # for run.sh and pair.sh
 guest_opt() {
@@ -137,6 +140,8 @@ guest_opt() {
 	--kernel=*) GUEST_KERNEL=${1#*=} GUEST_SHIFT=1 ;;
 	--share) GUEST_SHARES+=("$(readlink -f "$2")") GUEST_SHIFT=2 ;;
 	--share=*) GUEST_SHARES+=("$(readlink -f "${1#*=}")") GUEST_SHIFT=1 ;;
+	--root) GUEST_ROOT=$(readlink -f "$2") GUEST_SHIFT=2 ;;
+	--root=*) GUEST_ROOT=$(readlink -f "${1#*=}") GUEST_SHIFT=1 ;;
 	*) return 1 ;;
 	esac
 }
@@ -176,7 +181,7 @@ guest_prepare() {
 		-display none -monitor none -serial stdio -no-reboot
 		-kernel "$kimg" -initrd "$initrd"
 		-append "console=ttyS0 loglevel=2 panic=-1 oops=panic panic_print=0x20"
-		-virtfs "$(guest_9p "$LAB_ROOT" root readonly=on)"
+		-virtfs "$(guest_9p "$GUEST_ROOT" root readonly=on)"
 		-virtfs "$(guest_9p "$LAB_REPO" repo readonly=on)"
 		-virtfs "$(guest_9p "$out" out)"
 		-nic none
