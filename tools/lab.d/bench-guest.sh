@@ -48,7 +48,7 @@ on_srv() {
 }
 
 # srv_start PORT CMD...: the server CMD in the background (120 s at most);
-# returns once a TCP socket listens on PORT (30 s at most): perftest's
+# returns once a TCP (or UDP) socket listens on PORT (30 s at most): perftest's
 # own port, or over rdma_cm an iWARP driver's listening kernel socket.
 srv_job=
 srv_start() {
@@ -64,7 +64,7 @@ srv_start() {
 	on_srv timeout --foreground 120 "$@" >/dev/null 2>/tmp/bench-srv.err &
 	srv_job=$!
 	set +m
-	while [ -z "$(on_srv ss -Hltn "sport = :$port")" ]; do
+	while [ -z "$(on_srv ss -Hltun "sport = :$port")" ]; do
 		n=$((n - 1))
 		if [ $n -le 0 ] || ! kill -0 $srv_job 2>/dev/null; then
 			return 1
@@ -341,6 +341,74 @@ wire_tcp() {
 	iperf bw_q8 "$d" 65536 8
 }
 
+# srv_noports: the server side's UDP datagrams that found no socket so far
+# (/proc/net/snmp's Udp NoPorts): each went through the whole IP and UDP
+# receive, as a RoCE packet does before its protocol handler.
+srv_noports() {
+	on_srv cat /proc/net/snmp | awk '$1 == "Udp:" && $2 !~ /^[0-9]/ {
+		for (i = 2; i <= NF; i++) if ($i == "NoPorts") c = i; next }
+		$1 == "Udp:" { print $c; exit }'
+}
+
+# link_rate SIZE: datagrams of SIZE bytes a frame (Ethernet header and
+# all) per second that cross the wire and the server's IP and UDP receive,
+# sent by pktgen (the kernel's packet generator: no socket, no protocol)
+# from CNET for 2 s to an unused UDP port of the server; in LINK_PPS.
+LINK_PPS=
+link_rate() {
+	local pg=/proc/net/pktgen mac n0 n1 t0 t1
+	LINK_PPS=
+	modprobe pktgen || return 0
+	mac=$(on_srv cat "/sys/class/net/$SNET/address")
+	echo "rem_device_all" >$pg/kpktgend_0
+	echo "add_device $CNET" >$pg/kpktgend_0
+	{
+		echo "pkt_size $1"
+		echo "count 0"
+		echo "delay 0"
+		echo "clone_skb 0"
+		echo "dst $SIP"
+		echo "dst_mac $mac"
+		echo "udp_dst_min 9"
+		echo "udp_dst_max 9"
+	} | while read -r c; do echo "$c" >"$pg/$CNET"; done
+	(echo start >$pg/pgctrl) 2>/dev/null &
+	sleep 0.5
+	n0=$(srv_noports) t0=$(date +%s.%N)
+	sleep 2
+	n1=$(srv_noports) t1=$(date +%s.%N)
+	echo stop >$pg/pgctrl
+	wait
+	echo "rem_device_all" >$pg/kpktgend_0
+	LINK_PPS=$(awk -v a="$n0" -v b="$n1" -v s="$t0" -v e="$t1" 'BEGIN { if (e > s && b > a) printf "%.0f", (b - a) / (e - s) }')
+}
+
+# wire_link WIRE MTU: what the wire itself carries, whatever the protocol
+# on top: a busy-polling UDP ping-pong (sockperf, 14 B; half the round
+# trip), the rate of datagrams as long as an 8-byte RDMA WRITE's RoCE
+# packet, and the payload the link moves in datagrams as long as a full
+# RoCE packet at the path MTU (1024 at MTU 1500, 4096 at 9000; one
+# message per datagram, as RoCE sends them on a wire that cannot carry a
+# train whole). Row "link" of the wire's table.
+wire_link() {
+	local d=$1.$2.link pmtu=1024
+	[ "$2" -ge 9000 ] && pmtu=4096
+	if srv_start 11112 sockperf sr -i "$SIP" -p 11112 --timeout 0; then
+		timeout 60 sockperf pp -i "$SIP" -p 11112 -m 14 -t "$((iters >= 1000 ? 2 : 1))" \
+			--timeout 0 >/tmp/bench-sockperf.log 2>&1
+		put send_lat "$d" "$(awk '/percentile 50.000 =/ { print $NF }' /tmp/bench-sockperf.log)"
+	else
+		echo "sockperf (UDP): the server did not start" >&2
+	fi
+	srv_end kill
+	# Ethernet 14, IPv4 20, UDP 8, BTH 12, RETH 16, 8 bytes, ICRC 4.
+	link_rate 82
+	[ -z "$LINK_PPS" ] || put write_pps "$d" "$(awk -v p="$LINK_PPS" 'BEGIN { printf "%.4f", p / 1e6 }')"
+	# A middle packet: Ethernet, IPv4, UDP, BTH, the payload, ICRC.
+	link_rate $((14 + 20 + 8 + 12 + pmtu + 4))
+	[ -z "$LINK_PPS" ] || put bw_65536 "$d" "$(awk -v p="$LINK_PPS" -v m=$pmtu 'BEGIN { printf "%.2f", p * m / 1048576 }')"
+}
+
 # wire_round WIRE: one round of the wire's rows, at MTU 1500 and 9000.
 wire_round() {
 	local mtu kind
@@ -352,6 +420,7 @@ wire_round() {
 			case " $rows " in *" ${kind%-sr} "*) ;; *) continue ;; esac
 			if [ "$kind" = tcp ]; then
 				wire_tcp "$1" $mtu
+				wire_link "$1" $mtu
 			else
 				wire_rdma "$1" $mtu "$kind"
 			fi

@@ -73,6 +73,7 @@ for wm in "${wires[@]}"; do
 	printf " %8s" $W_HEAD
 	echo
 	wrow TCP "$wm.tcp"
+	wrow link "$wm.link"
 	wrow siw "$wm.siw"
 	wrow softiwarp "$wm.softiwarp"
 	wrow "$al" "$wm.$a"
@@ -81,6 +82,7 @@ for wm in "${wires[@]}"; do
 	wratio softiwarp/siw "$wm.softiwarp" "$wm.siw"
 	wratio softroce/TCP "$wm.softroce" "$wm.tcp"
 	wratio "softroce/$al" "$wm.softroce" "$wm.$a"
+	wratio softroce/link "$wm.softroce" "$wm.link"
 	echo
 done
 if [ ${#wires[@]} -gt 0 ]; then
@@ -91,6 +93,10 @@ if [ ${#wires[@]} -gt 0 ]; then
  MiB/s, 64 KiB and 1 MiB messages, 64 KiB over 8 QPs (-q 8); TCP: iperf3,
  one stream (8 streams for 64Kx8). cpu*: guest CPU seconds (both ends,
  /proc/stat busy time while the client ran) per GiB moved, lower is better.
+ link: the wire alone, no protocol: a busy-polling UDP ping-pong (sockperf,
+ 14 B, half the round trip); 8B_Mpps: pktgen datagrams as long as an 8-byte
+ WRITE's RoCE packet that reach the server's UDP, per second; 64K: payload
+ MiB/s of pktgen datagrams as long as a full RoCE packet at the path MTU.
  rxe>sr: rxe client on veth0, softroce server on veth1 (6.12's rxe receives
  in the initial netns only). Ratios are plain quotients: for latency and
  cpu below 1x is better. Medians of $rounds interleaved rounds.)

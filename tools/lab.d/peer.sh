@@ -4,7 +4,7 @@
 #   peer CMD...              run CMD as root in guest B, in the same working
 #                            directory; print its output; exit with its status
 #   peer -b [-l PORT] CMD... start CMD in guest B, print its job id; with -l,
-#                            only once a TCP socket listens on PORT there
+#                            only once a TCP or UDP socket listens on PORT there
 #                            (fails if CMD ends first)
 #   peer -w ID               wait for job ID: its output, its status
 #   peer -k ID               end job ID (TERM to its process group), then -w
@@ -150,7 +150,7 @@ start() {
 		bash "$Q/$id.cmd" >"$Q/$id.out" 2>"$Q/$id.err" </dev/null &
 		c=$!
 		while [ -n "$port" ] && kill -0 $c 2>/dev/null; do
-			if ss -Hltn "sport = :$port" | grep -q .; then
+			if ss -Hltun "sport = :$port" | grep -q .; then
 				: >"$Q/$id.up"
 				break
 			fi
