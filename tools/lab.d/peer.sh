@@ -30,12 +30,17 @@ Q=$P/q
 exec {NAP}<> <(:)
 nap() { read -rt "${1:-0.05}" -u "$NAP" || :; }
 
-# show FILE [FD]: FILE's lines on stdout (or FD), without a process.
+# show FILE [FD]: FILE's lines on stdout (or FD), without a process; stops
+# quietly when the reader is gone (a caller that wants the first line).
 show() {
 	local l
 	[ -e "$1" ] || return 0
 	while IFS= read -r l || [ -n "$l" ]; do
-		printf '%s\n' "$l" >&"${2:-1}"
+		if [ "${2:-1}" = 1 ]; then
+			printf '%s\n' "$l" 2>/dev/null || return 0
+		else
+			printf '%s\n' "$l" >&"$2"
+		fi
 	done <"$1"
 }
 
