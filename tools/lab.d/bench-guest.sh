@@ -152,9 +152,13 @@ run_once() {
 		esac
 	done < <(timeout 120 stdbuf -oL "$t" -d "$cdev" -F "$@" "$ip" 2>/tmp/bench-cli.err)
 	srv_end
-	# A missing row says why (on stderr: the tables stay clean).
+	# A missing row says why (on stderr: the tables stay clean), with a
+	# failed completion's status.
 	[ -n "$ROW" ] ||
-		echo "$t on $cdev: no result: $(tail -n 2 /tmp/bench-cli.err | tr "\n" " ")" >&2
+		echo "$t on $cdev: no result: $({
+			grep -m 2 -iE 'status|error' /tmp/bench-cli.err
+			tail -n 2 /tmp/bench-cli.err
+		} | tr "\n" " ")" >&2
 }
 
 # put KEY DEVICE VALUE: one sample; nothing for a value that is not a
