@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <fstream>
 
 #include "cli.hpp"
 
@@ -25,55 +24,48 @@ TEST(CliParse, ListWithJson)
 	EXPECT_TRUE(r.command.json);
 }
 
+TEST(CliParse, NetlinkCommandsTakeJsonAndADevice)
+{
+	const std::array<std::string_view, 3> a{"qps", "sr0", "--json"};
+	auto r = parse(a);
+	EXPECT_TRUE(r.error.empty());
+	EXPECT_EQ(r.command.verb, Verb::qps);
+	EXPECT_EQ(r.command.device, "sr0");
+	EXPECT_TRUE(r.command.json);
+	const std::array<std::string_view, 2> b{"counters", "--json"};
+	r = parse(b);
+	EXPECT_TRUE(r.error.empty());
+	EXPECT_EQ(r.command.verb, Verb::counters);
+	EXPECT_EQ(r.command.device, "");
+	const std::array<std::string_view, 1> c{"links"};
+	r = parse(c);
+	EXPECT_TRUE(r.error.empty());
+	EXPECT_EQ(r.command.verb, Verb::links);
+	EXPECT_FALSE(r.command.json);
+}
+
+TEST(CliParse, IcrcCheckNeedsFiles)
+{
+	const std::array<std::string_view, 3> a{"icrc-check", "a.pcap", "b.pcap"};
+	const auto r = parse(a);
+	EXPECT_TRUE(r.error.empty());
+	EXPECT_EQ(r.command.verb, Verb::icrc_check);
+	EXPECT_EQ(r.command.files, (std::vector<std::string>{"a.pcap", "b.pcap"}));
+	const std::array<std::string_view, 1> b{"icrc-check"};
+	EXPECT_EQ(parse(b).error, "icrc-check needs a capture file");
+}
+
 TEST(CliParse, RejectsUnknownCommandAndArguments)
 {
 	const std::array<std::string_view, 1> a{"frobnicate"};
 	EXPECT_EQ(parse(a).error, "unknown command 'frobnicate'");
 	const std::array<std::string_view, 2> b{"version", "--json"};
 	EXPECT_EQ(parse(b).error, "unexpected argument '--json'");
-}
-
-namespace {
-
-void write(const std::filesystem::path &p, const std::string &s)
-{
-	std::ofstream(p) << s << '\n';
-}
-
-} // namespace
-
-TEST(CliList, FindsOnlySoftrdmaDevices)
-{
-	const auto root = std::filesystem::temp_directory_path() /
-			  ("softrdma-cli-test-" + std::to_string(::getpid()));
-	std::filesystem::remove_all(root);
-	for (const auto *d : {"sr1", "si0", "rxe0"})
-		std::filesystem::create_directories(root / d);
-	write(root / "sr1" / "softrdma_abi_version", "1");
-	write(root / "sr1" / "transport", "softroce");
-	write(root / "sr1" / "parent", "veth0");
-	write(root / "si0" / "softrdma_abi_version", "1");
-	write(root / "si0" / "transport", "softiwarp");
-	write(root / "si0" / "parent", "eth1");
-	write(root / "rxe0" / "parent", "veth0");
-
-	const auto devs = softrdma::cli::list_devices(root);
-	ASSERT_EQ(devs.size(), 2U);
-	EXPECT_EQ(devs[0].name, "si0");
-	EXPECT_EQ(devs[0].transport, "softiwarp");
-	EXPECT_EQ(devs[1].name, "sr1");
-	EXPECT_EQ(devs[1].netdev, "veth0");
-	EXPECT_EQ(devs[1].abi_version, 1U);
-	EXPECT_EQ(softrdma::cli::format_devices(devs, false),
-		  "si0\tsoftiwarp\teth1\nsr1\tsoftroce\tveth0\n");
-	EXPECT_EQ(softrdma::cli::format_devices(devs, true),
-		  "[{\"name\":\"si0\",\"transport\":\"softiwarp\",\"netdev\":\"eth1\","
-		  "\"abi_version\":1},{\"name\":\"sr1\",\"transport\":\"softroce\","
-		  "\"netdev\":\"veth0\",\"abi_version\":1}]\n");
-	std::filesystem::remove_all(root);
-}
-
-TEST(CliList, MissingClassDirectoryIsEmpty)
-{
-	EXPECT_TRUE(softrdma::cli::list_devices("/nonexistent/softrdma").empty());
+	// One device at most, options it does not know, no device for list.
+	const std::array<std::string_view, 3> c{"links", "sr0", "si0"};
+	EXPECT_EQ(parse(c).error, "unexpected argument 'si0'");
+	const std::array<std::string_view, 2> d{"qps", "--all"};
+	EXPECT_EQ(parse(d).error, "unexpected argument '--all'");
+	const std::array<std::string_view, 2> e{"list", "sr0"};
+	EXPECT_EQ(parse(e).error, "unexpected argument 'sr0'");
 }

@@ -12,7 +12,7 @@ check=0
 [ $check = 1 ] || need_root
 
 HOST_PKGS="qemu-system-x86 debootstrap busybox-static cpio linux-headers-amd64 \
-cmake g++ libgtest-dev libibverbs-dev clang-tidy clang-format rsync zstd \
+cmake g++ libgtest-dev libibverbs-dev libnl-3-dev clang-tidy clang-format rsync zstd \
 shellcheck"
 ROOT_PKGS="linux-image-amd64 linux-headers-amd64 linux-source-6.12 \
 build-essential bc bison flex libelf-dev libssl-dev cpio kmod rsync python3 \
