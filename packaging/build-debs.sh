@@ -1,10 +1,11 @@
 #!/bin/bash
-# packaging/build-debs.sh OUTDIR [PROVIDER_BUILD...]: softrdma's Debian
-# packages, into OUTDIR:
-#   softrdma-dkms_V_all.deb: softrdma.ko's sources (Kbuild, kernel/, uapi/)
-#     in /usr/src/softrdma-V with their dkms.conf, which DKMS builds for
-#     each kernel; /etc/modprobe.d and /etc/modules-load.d files (comments:
-#     nothing is forced, `rdma link add` loads the module by its alias);
+# packaging/build-debs.sh OUTDIR [--dkms] [PROVIDER_BUILD...]: softrdma's
+# Debian packages, into OUTDIR:
+#   --dkms: softrdma-dkms_V_all.deb, softrdma.ko's sources (Kbuild,
+#     kernel/, uapi/) in /usr/src/softrdma-V with their dkms.conf, which
+#     DKMS builds for each kernel; /etc/modprobe.d and /etc/modules-load.d
+#     files (comments: nothing is forced, `rdma link add` loads the module
+#     by its alias);
 #   softrdma-provider-rdmavN_V_ARCH.deb for each PROVIDER_BUILD, a CMake
 #     build of this tree against an rdma-core whose private provider ABI
 #     is N (libsoftrdma-rdmavN.so): the provider, its .driver file, the
@@ -12,9 +13,11 @@
 #     It depends on the libibverbs1 versions that load it: from the oldest
 #     that has every symbol it uses (rdma-core's own debian/
 #     libibverbs1.symbols) to the rdma-core release it was built against
-#     (a later one may change the private ABI: 57 and 64 did).
-# Needs a Debian system with dpkg-dev, cmake and binutils (tools/lab
-# package runs it in the lab root) and no debhelper. SOFTRDMA_VERSION: the
+#     (a later one may change the private ABI: 57 and 64 did), and on the
+#     other libraries as dpkg-shlibdeps says (without dpkg-dev: on the
+#     versions installed). Run it on the system the build was made on.
+# Needs a Debian system with dpkg, cmake and binutils (tools/lab package
+# runs it in the lab's roots); no debhelper. SOFTRDMA_VERSION: the
 # packages' version (default: CMakeLists.txt's project VERSION);
 # SOFTRDMA_MAINTAINER: their Maintainer field.
 set -euo pipefail
@@ -28,7 +31,7 @@ die() {
 }
 
 [ $# -ge 1 ] || {
-	echo "usage: packaging/build-debs.sh OUTDIR [PROVIDER_BUILD...]" >&2
+	echo "usage: packaging/build-debs.sh OUTDIR [--dkms] [PROVIDER_BUILD...]" >&2
 	exit 2
 }
 mkdir -p "$1"
@@ -38,9 +41,8 @@ version=${SOFTRDMA_VERSION:-$(sed -nE 's/^project\(softrdma VERSION ([0-9.]+).*/
 [ -n "$version" ] || die "no version in CMakeLists.txt's project()"
 maint=${SOFTRDMA_MAINTAINER:-softrdma developers <softrdma@invalid>}
 arch=$(dpkg --print-architecture)
-stage=$out/stage
-rm -rf "$stage"
-mkdir -p "$stage"
+stage=$(mktemp -d "$out/.stage.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
 
 # fill TEMPLATE KEY=VALUE...: TEMPLATE with every @KEY@ replaced by VALUE.
 fill() {
@@ -117,6 +119,23 @@ ibverbs_range() {
 	echo "libibverbs1 (>= $low), libibverbs1 (<< $up~)"
 }
 
+# installed_deps FILE...: "PKG (>= VERSION)" for the package of each
+# library the FILEs need, but libibverbs1, at its installed upstream
+# version.
+installed_deps() {
+	local lib path pkg ver
+	for lib in $(objdump -p "$@" | awk '$1 == "NEEDED" { print $2 }' | sort -u); do
+		path=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
+		[ -n "$path" ] || die "$lib: not found"
+		pkg=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -n 1 | cut -d: -f 1)
+		[ -n "$pkg" ] || die "$path: in no package"
+		[ "$pkg" != libibverbs1 ] || continue
+		ver=$(dpkg-query -W -f='${Version}' "$pkg")
+		ver=${ver#*:}
+		echo "$pkg (>= ${ver%-*})"
+	done | sort -u | paste -s -d, | sed 's/,/, /g'
+}
+
 provider_deb() {
 	local b=$1 d lib so bin tmp shl dep abi rc_build rc_version
 	b=$(cd "$b" && pwd)
@@ -146,26 +165,31 @@ provider_deb() {
 	mkdir -p "$d/DEBIAN"
 	echo /etc/libibverbs.d/softrdma.driver >"$d/DEBIAN/conffiles"
 
-	# Shared libraries but libibverbs: dpkg-shlibdeps, which wants a
-	# debian/control to run in.
-	tmp=$stage/shlibdeps-$abi
-	mkdir -p "$tmp/debian"
-	printf 'Source: softrdma\n\nPackage: softrdma-provider-rdmav%s\nArchitecture: any\n' "$abi" \
-		>"$tmp/debian/control"
-	shl=$(cd "$tmp" && dpkg-shlibdeps -O -xlibibverbs1 "$bin" "$so" 2>"$tmp/log") || {
-		cat "$tmp/log" >&2
-		die "dpkg-shlibdeps failed"
-	}
-	shl=${shl#shlibs:Depends=}
+	# Shared libraries but libibverbs: dpkg-shlibdeps (which wants a
+	# debian/control to run in), else the versions installed here.
+	if command -v dpkg-shlibdeps >/dev/null; then
+		tmp=$stage/shlibdeps-$abi
+		mkdir -p "$tmp/debian"
+		printf 'Source: softrdma\n\nPackage: softrdma-provider-rdmav%s\nArchitecture: any\n' \
+			"$abi" >"$tmp/debian/control"
+		shl=$(cd "$tmp" && dpkg-shlibdeps -O -xlibibverbs1 "$bin" "$so" 2>"$tmp/log") || {
+			cat "$tmp/log" >&2
+			die "dpkg-shlibdeps failed"
+		}
+		shl=${shl#shlibs:Depends=}
+	else
+		echo "build-debs: no dpkg-shlibdeps: the provider depends on the libraries installed here" >&2
+		shl=$(installed_deps "$bin" "$so")
+	fi
 	dep="${shl:+$shl, }$(ibverbs_range "$rc_build/../debian/libibverbs1.symbols" \
 		"$abi" "$rc_version" "$bin" "$so")"
 	deb "$d" "$PKG/softrdma-provider/control" ABI="$abi" ARCH="$arch" \
 		DEPENDS="$dep" RDMA_CORE="$rc_version"
-	rm -rf "$tmp"
 }
 
-dkms_deb
-for b in "$@"; do
-	provider_deb "$b"
+for a in "$@"; do
+	case "$a" in
+	--dkms) dkms_deb ;;
+	*) provider_deb "$a" ;;
+	esac
 done
-rm -rf "$stage"

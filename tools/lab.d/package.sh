@@ -34,18 +34,32 @@ if "${git[@]}" rev-parse --verify -q HEAD >/dev/null 2>&1; then
 	"${git[@]}" diff --quiet HEAD -- || version+=.dirty
 fi
 
-builds=()
-for b in "$LAB_BUILD"/user "$LAB_BUILD"/user-*; do
-	if [ -f "$b/CMakeCache.txt" ] && compgen -G "$b/libsoftrdma-rdmav*.so" >/dev/null; then
-		builds+=("$b")
-	fi
-done
-[ ${#builds[@]} -gt 0 ] || die "no provider build in $LAB_BUILD/user*"
+# A provider build is packaged in the root it was built in (its libraries'
+# versions, its rdma-core tree): the lab root's, or another root of the
+# lab's (build/user-65: the sid root).
+root_of() {
+	local rc r
+	rc=$(sed -n 's/^RDMA_CORE_BUILD:PATH=//p' "$1/CMakeCache.txt")
+	for r in "$LAB_ROOT" ${SID_ROOT:+"$SID_ROOT"}; do
+		[ -f "$r$rc/include/config.h" ] && echo "$r" && return
+	done
+	die "$1: no root of the lab has its rdma-core tree ($rc)"
+}
 
 out=$LAB_BUILD/packages
 rm -rf "$out"
-step package-debs in_root env SOFTRDMA_VERSION="$version" \
-	"$LAB_REPO/packaging/build-debs.sh" "$out" "${builds[@]}"
+mkdir -p "$out"
+debs() { in_root env SOFTRDMA_VERSION="$version" "$LAB_REPO/packaging/build-debs.sh" "$out" "$@"; }
+step package-dkms debs --dkms
+n=0
+for b in "$LAB_BUILD"/user "$LAB_BUILD"/user-*; do
+	if [ -f "$b/CMakeCache.txt" ] && compgen -G "$b/libsoftrdma-rdmav*.so" >/dev/null; then
+		r=$(root_of "$b")
+		LAB_ROOT=$r step "package-provider-${b##*/}" debs "$b"
+		n=$((n + 1))
+	fi
+done
+[ $n -gt 0 ] || die "no provider build in $LAB_BUILD/user*"
 say "packages $version in $out:"
 for f in "$out"/*.deb; do echo "  ${f##*/}"; done >&2
 
