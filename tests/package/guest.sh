@@ -41,7 +41,7 @@ echo "$l"
 
 echo "== the provider libibverbs loads"
 p=$(LD_DEBUG=files ibv_devinfo -d sr0 2>&1 >/dev/null |
-	sed -nE 's/.*file=([^ ]*libsoftrdma-rdmav[0-9]+\.so) .*/\1/p' | head -n 1)
+	sed -nE 's/.*file=([^ ]*libsoftrdma-rdmav[0-9]+\.so) .*/\1/p' | sort -u)
 case "$p" in
 /usr/lib/*/libibverbs/libsoftrdma-rdmav*.so) echo "$p" ;;
 *) fail "libibverbs loaded '$p', not the installed provider" ;;

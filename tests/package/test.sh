@@ -40,7 +40,8 @@ if [ -z "$dkms_deb" ] || [ "$(wc -l <<<"$dkms_deb")" != 1 ]; then
 	die "no (single) softrdma-dkms package in $pkgs: run tools/lab package"
 fi
 # The provider package for the root's libibverbs: its private ABI.
-abi=$(objdump -T "$LAB_ROOT"/usr/lib/*/libibverbs.so.1 | sed -nE 's/.*IBVERBS_PRIVATE_([0-9]+).*/\1/p' | head -n 1)
+abi=$(objdump -T "$LAB_ROOT"/usr/lib/*/libibverbs.so.1 | grep -o 'IBVERBS_PRIVATE_[0-9]*' | sort -u)
+abi=${abi##*_}
 prov=softrdma-provider-rdmav$abi
 prov_deb=$(find "$pkgs" -maxdepth 1 -name "${prov}_*.deb")
 [ -n "$prov_deb" ] || die "no $prov package in $pkgs (the lab root's libibverbs has ABI $abi)"
