@@ -27,9 +27,18 @@ case "$f" in
 "/lib/modules/$kv/updates/dkms/softrdma.ko"*) ;;
 *) fail "modprobe's softrdma is $f, not the one DKMS installed" ;;
 esac
-[ "$(cat /sys/module/softrdma/srcversion)" = "$(modinfo -F srcversion "$f")" ] ||
-	fail "the loaded softrdma is not $f"
-echo "$f ($(modinfo -F vermagic "$f"))"
+# The module loaded is that file: the same build ID.
+case "$f" in
+*.xz) xz -dc "$f" ;;
+*.zst) zstd -qdc "$f" ;;
+*) cat "$f" ;;
+esac >/tmp/softrdma.ko
+id=$(readelf -n /tmp/softrdma.ko | sed -n 's/.*Build ID: //p')
+loaded_id=$(od -An -tx1 -v -j16 /sys/module/softrdma/notes/.note.gnu.build-id | tr -d ' \n')
+if [ -z "$id" ] || [ "$id" != "$loaded_id" ]; then
+	fail "the softrdma loaded (build ID $loaded_id) is not $f ($id)"
+fi
+echo "$f (build ID $id, $(modinfo -F vermagic "$f"))"
 
 echo "== rdma link add, softrdma list"
 rdma link add sr0 type softroce netdev veth0
