@@ -111,7 +111,7 @@ if ! install_pkgs; then
 	fi
 fi
 ko=$(find "$R/lib/modules/$kver/updates/dkms" -maxdepth 1 -name 'softrdma.ko*' 2>/dev/null)
-grep -E '^(Building for|Building initial module|Running depmod)|dkms' "$log" | head -n 20 || true
+grep -E '^(Building|Installing|Running depmod|Error|Warning|WARNING)' "$log" | head -n 20 || true
 for p in softrdma-dkms "$prov"; do
 	# shellcheck disable=SC2016 # dpkg-query's format
 	st=$(in_copy dpkg-query -W -f='${Status}' "$p" 2>/dev/null) || true
