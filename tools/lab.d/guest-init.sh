@@ -72,7 +72,9 @@ use_build() {
 	[ -x "$b"/user/softrdma ] && ln -sf "$b"/user/softrdma /usr/local/bin/softrdma
 	return 0
 }
-use_build
+# A root with softrdma's packages installed (tests/package/test.sh marks
+# its copy of the lab root so) keeps what it has installed.
+[ -e /etc/softrdma-lab/use-installed ] || use_build
 
 kmemleak=/sys/kernel/debug/kmemleak
 if [ -w $kmemleak ]; then

@@ -6,6 +6,9 @@
 #   2. guest, stock kernel: integration tests (tests/vm/run.sh)
 #   3. guest, debug kernel (skipped by --quick): KUnit and the tests meant
 #      for it, with KASAN, lockdep and kmemleak watching
+#   4. packages (skipped by --quick and by NAME|GLOB): tools/lab package
+#      --test, the Debian packages installed with DKMS into a copy of the
+#      guest root, used in a guest, purged (tests/package/test.sh)
 # NAME|GLOB...: only the guest tests they select (a name, a glob, or
 # AREA/NAME), in each layer that has them. tools/lab test --list lists the
 # guest tests: name, area, layers, time limit.
@@ -115,6 +118,22 @@ guest_layer stock stock
 if [ $quick = 0 ]; then
 	say "layer 3: KUnit and the debug subset on the debug kernel"
 	guest_layer debug debug
+fi
+
+if [ $quick = 0 ] && [ ${#pats[@]} -eq 0 ]; then
+	say "layer 4: Debian packages, installed with DKMS, used in a guest, purged"
+	t0=$SECONDS
+	"$LAB_REPO/tools/lab" package --test --out "$res/package.txt" >"$res/package.log" 2>&1
+	rc=$?
+	grep -E '^(PASS|FAIL) |package\.[a-z]+: [0-9]+ s$' "$res/package.log"
+	tally "$res/package.txt"
+	# A run that stopped without saying which check failed.
+	if [ ! -s "$res/package.txt" ] ||
+		{ [ $rc != 0 ] && ! grep -q '^FAIL ' "$res/package.txt"; }; then
+		tail -n 40 "$res/package.log"
+		ko "package.ran (exit $rc)"
+	fi
+	say "layer 4 took $((SECONDS - t0)) s (log: $res/package.log)"
 fi
 
 if [ ${#failed_names[@]} -gt 0 ]; then
