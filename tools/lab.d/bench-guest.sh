@@ -327,19 +327,28 @@ iperf() {
 	put "${key/bw/cpu}" "$d" "$(per_gib "${res#* }")"
 }
 
-# wire_tcp WIRE MTU: the kernel's TCP over the same wire: a busy-polling
-# ping-pong (sockperf, its smallest message, 14 B; half the round trip,
-# as perftest reports latency) and iperf3 bandwidth.
-wire_tcp() {
-	local d=$1.$2.tcp
-	if srv_start 11111 sockperf sr --tcp -i "$SIP" -p 11111 --nonblocked --timeout 0; then
-		timeout 60 sockperf pp --tcp -i "$SIP" -p 11111 -m 14 -t "$((iters >= 1000 ? 2 : 1))" \
+# pingpong DEVICE PORT [--tcp]: a busy-polling sockperf ping-pong over UDP
+# (or TCP), its smallest message, 14 B; the median of half the round trip,
+# as perftest reports latency, in the send_lat column.
+pingpong() {
+	local d=$1 port=$2
+	shift 2
+	if srv_start "$port" sockperf sr "$@" -i "$SIP" -p "$port" --nonblocked --timeout 0; then
+		timeout 60 sockperf pp "$@" -i "$SIP" -p "$port" -m 14 -t "$((iters >= 1000 ? 2 : 1))" \
 			--nonblocked --timeout 0 >/tmp/bench-sockperf.log 2>&1
 		put send_lat "$d" "$(awk '/percentile 50.000 =/ { print $NF }' /tmp/bench-sockperf.log)"
 	else
 		echo "sockperf: the server did not start: $(tail -n 2 /tmp/bench-srv.err | tr "\n" " ")" >&2
 	fi
 	srv_end kill
+}
+
+# wire_tcp WIRE MTU: the kernel's TCP over the same wire: a busy-polling
+# ping-pong (sockperf, its smallest message, 14 B; half the round trip,
+# as perftest reports latency) and iperf3 bandwidth.
+wire_tcp() {
+	local d=$1.$2.tcp
+	pingpong "$d" 11111 --tcp
 	iperf bw_65536 "$d" 65536 1
 	iperf bw_1048576 "$d" 1048576 1
 	iperf bw_q8 "$d" 65536 8
@@ -397,14 +406,7 @@ link_rate() {
 wire_link() {
 	local d=$1.$2.link pmtu=1024
 	[ "$2" -ge 9000 ] && pmtu=4096
-	if srv_start 11112 sockperf sr -i "$SIP" -p 11112 --nonblocked --timeout 0; then
-		timeout 60 sockperf pp -i "$SIP" -p 11112 -m 14 -t "$((iters >= 1000 ? 2 : 1))" \
-			--nonblocked --timeout 0 >/tmp/bench-sockperf.log 2>&1
-		put send_lat "$d" "$(awk '/percentile 50.000 =/ { print $NF }' /tmp/bench-sockperf.log)"
-	else
-		echo "sockperf (UDP): the server did not start" >&2
-	fi
-	srv_end kill
+	pingpong "$d" 11112
 	# Ethernet 14, IPv4 20, UDP 8, BTH 12, RETH 16, 8 bytes, ICRC 4.
 	link_rate 82
 	[ -z "$LINK_PPS" ] || put write_pps "$d" "$(awk -v p="$LINK_PPS" 'BEGIN { printf "%.4f", p / 1e6 }')"
