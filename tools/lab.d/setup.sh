@@ -172,7 +172,7 @@ rdma_core_source() {
 SID_KVER=7.2.13+deb14
 SID_PKGS="libibverbs1 ibverbs-providers ibverbs-utils rdmacm-utils perftest \
 libibverbs-dev librdmacm-dev iproute2 kmod procps ethtool hostname \
-cmake ninja-build pkg-config python3 gcc g++ gcc-16 libnl-3-dev \
+cmake ninja-build make pkg-config python3 gcc g++ gcc-16 libnl-3-dev \
 libnl-route-3-dev libudev-dev libsystemd-dev linux-headers-$SID_KVER-amd64"
 
 sid_debootstrap() {
