@@ -186,6 +186,9 @@ sid_packages() {
 deb $MIRROR sid main
 deb-src $MIRROR sid main
 SRC
+	# sid's index says it expires within days; the mirror may serve an
+	# older one (a snapshot), as the host's apt already accepts.
+	echo 'Acquire::Check-Valid-Until "false";' >"$SID_ROOT/etc/apt/apt.conf.d/99softrdma-lab"
 	echo softrdma-lab-sid >"$SID_ROOT/etc/hostname"
 	printf '#!/bin/sh\nexit 101\n' >"$SID_ROOT/usr/sbin/policy-rc.d"
 	chmod 755 "$SID_ROOT/usr/sbin/policy-rc.d"
