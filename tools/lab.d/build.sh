@@ -2,7 +2,8 @@
 # tools/lab build: softrdma.ko for the stock and debug 6.12 kernels (and a
 # compile check against the host's Debian 12 6.1 headers), the KUnit suite,
 # the kernel verbs test module (tests/kmod, loaded by tests/vm/run.sh),
-# the provider and the tools, all under build/ in this checkout. Nothing is
+# the provider and the tools (for rdma-core 56.1 in build/user, for 65.0
+# in build/user-65), all under build/ in this checkout. Nothing is
 # installed into the shared lab root: a guest takes the modules and the
 # provider from the build tree of the checkout that boots it (guest-init.sh).
 set -euo pipefail
@@ -60,6 +61,20 @@ userspace() {
 	in_root ninja -C "$LAB_BUILD/user"
 }
 
+# The provider (and the tools and test programs) for rdma-core 65, built in
+# the sid root against its configured 65.0 tree: build/user-65, named for
+# that tree's private ABI (libsoftrdma-rdmav65.so). guest-init.sh gives a
+# guest the build whose ABI its root's libibverbs has.
+userspace_65() {
+	[ -f "$SID_ROOT$SID_RDMA_CORE_DIR/build/include/config.h" ] ||
+		die "no rdma-core $SID_RDMA_CORE_VER in $SID_ROOT: run tools/lab setup"
+	in_sid cmake -S "$LAB_REPO" -B "$LAB_BUILD/user-65" -G Ninja \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
+		-DRDMA_CORE_BUILD="$SID_RDMA_CORE_DIR/build" \
+		-DSOFTRDMA_HOST_TESTS=OFF
+	in_sid ninja -C "$LAB_BUILD/user-65"
+}
+
 host_tests() {
 	cmake -S "$LAB_REPO" -B "$LAB_BUILD/host" -DSOFTRDMA_HOST_TESTS=ON \
 		-DSOFTRDMA_PROVIDER=OFF -DCMAKE_BUILD_TYPE=Debug
@@ -70,6 +85,7 @@ step build-kmod-stock kmod_stock
 step build-kmod-debug kmod_debug
 step build-kmod-host61 kmod_host61
 step build-userspace userspace
+step build-userspace-65 userspace_65
 step build-host-tests host_tests
 mv "$BUILD_STAMP.new" "$BUILD_STAMP"
 say "build complete in $LAB_BUILD: softrdma.ko for $STOCK, $DEBUG and 6.1; provider and tools"

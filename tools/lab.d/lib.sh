@@ -16,6 +16,14 @@ ROOT_OPT=/opt/softrdma-lab
 # shellcheck disable=SC2034 # for setup.sh and build.sh
 RDMA_CORE_DIR=$ROOT_OPT/rdma-core-$RDMA_CORE_VER
 DEBUG_KDIR=$ROOT_OPT/linux-debug
+# The second, smaller guest root (tools/lab setup's sid stages): Debian
+# sid's libibverbs (rdma-core 65, private ABI 65), gcc-16 and its 7.2
+# kernel headers; it boots the stock kernel, whose modules it holds too.
+# Paths inside it as above ($ROOT_OPT).
+SID_ROOT=$SOFTRDMA_LAB/sid-root
+SID_RDMA_CORE_VER=65.0
+# shellcheck disable=SC2034 # for setup.sh and build.sh
+SID_RDMA_CORE_DIR=$ROOT_OPT/rdma-core-$SID_RDMA_CORE_VER
 
 mkdir -p "$LAB_LOGS" 2>/dev/null || true
 
@@ -61,6 +69,11 @@ in_root() {
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			DEBIAN_FRONTEND=noninteractive "$@"
 	' in_root "$LAB_ROOT" "$LAB_REPO" "$@"
+}
+
+# in_sid CMD...: in_root, in the sid root.
+in_sid() {
+	LAB_ROOT=$SID_ROOT in_root "$@"
 }
 
 # The stock kernel release installed in the root.

@@ -164,6 +164,68 @@ rdma_core_source() {
 	"
 }
 
+# The sid root ($SID_ROOT, lib.sh): a second, smaller guest root with
+# rdma-core 65's libibverbs, for the provider built against it
+# (build/user-65), and sid's gcc-16 with its 7.2 kernel headers. It boots
+# the stock kernel, whose modules it gets from the lab root. Its own
+# stages and stamps (sid-*); they change nothing the stages above made.
+SID_KVER=7.2.13+deb14
+SID_PKGS="libibverbs1 ibverbs-providers ibverbs-utils rdmacm-utils perftest \
+libibverbs-dev librdmacm-dev iproute2 kmod procps ethtool hostname \
+cmake ninja-build make pkg-config python3 gcc g++ gcc-16 libnl-3-dev \
+libnl-route-3-dev libudev-dev libsystemd-dev linux-headers-$SID_KVER-amd64"
+
+sid_debootstrap() {
+	rm -rf "$SID_ROOT" "$SID_ROOT.tmp"
+	debootstrap --variant=minbase sid "$SID_ROOT.tmp" "$MIRROR"
+	mv "$SID_ROOT.tmp" "$SID_ROOT"
+}
+
+sid_packages() {
+	cat >"$SID_ROOT/etc/apt/sources.list" <<SRC
+deb $MIRROR sid main
+deb-src $MIRROR sid main
+SRC
+	# sid's index says it expires within days; the mirror may serve an
+	# older one (a snapshot), as the host's apt already accepts.
+	echo 'Acquire::Check-Valid-Until "false";' >"$SID_ROOT/etc/apt/apt.conf.d/99softrdma-lab"
+	echo softrdma-lab-sid >"$SID_ROOT/etc/hostname"
+	printf '#!/bin/sh\nexit 101\n' >"$SID_ROOT/usr/sbin/policy-rc.d"
+	chmod 755 "$SID_ROOT/usr/sbin/policy-rc.d"
+	in_sid apt-get update -q
+	# shellcheck disable=SC2086 # package list
+	in_sid apt-get install -y -q --no-install-recommends $SID_PKGS
+	in_sid apt-get clean
+	rm -f "$SID_ROOT/usr/sbin/policy-rc.d"
+	test -f "$SID_ROOT/usr/src/linux-headers-$SID_KVER-amd64/Makefile"
+}
+
+# sid_modules KVER: the lab root's stock kernel modules (with siw), a copy.
+sid_modules() {
+	mkdir -p "$SID_ROOT/lib/modules"
+	rsync -a --delete "$LAB_ROOT/lib/modules/$1/" "$SID_ROOT/lib/modules/$1/"
+	in_sid depmod -a "$1"
+}
+
+# rdma-core 65's source, configured as rdma_core_source does 56.1's; the
+# version the sid root's libibverbs has.
+sid_rdma_core() {
+	in_sid sh -ec "
+		v=\$(dpkg-query -W -f='\${Version}' libibverbs1)
+		test \"\${v%-*}\" = $SID_RDMA_CORE_VER
+		mkdir -p $ROOT_OPT/dl && cd $ROOT_OPT/dl
+		apt-get source --download-only rdma-core=\$v || true
+		test -f rdma-core_$SID_RDMA_CORE_VER.orig.tar.gz
+		rm -rf $SID_RDMA_CORE_DIR && mkdir -p $SID_RDMA_CORE_DIR
+		tar -C $SID_RDMA_CORE_DIR --strip-components=1 -xzf rdma-core_$SID_RDMA_CORE_VER.orig.tar.gz
+		cd $SID_RDMA_CORE_DIR && mkdir -p build && cd build
+		cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 .. >/dev/null
+		ninja include/kernel-abi/ib_user_verbs.h
+		test -f include/infiniband/driver.h
+		grep '^#define IBVERBS_PABI_VERSION' include/config.h
+	"
+}
+
 linux_source() {
 	in_root sh -ec "
 		rm -rf $ROOT_OPT/linux-src && mkdir -p $ROOT_OPT/linux-src
@@ -283,6 +345,13 @@ stage initramfs "$(key_of "$STOCK" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init"
 [ -f "$SOFTRDMA_LAB/initrd.cpio.gz" ] || { [ $check = 0 ] || exit 1; step initramfs initramfs "$STOCK"; }
 # shellcheck disable=SC2086
 stage bench-packages "$(key_of "$BENCH_PKGS")" extra_packages $BENCH_PKGS
+if [ ! -x "$SID_ROOT/usr/bin/apt-get" ]; then
+	[ $check = 0 ] || { echo "setup: no sid root yet" >&2; exit 1; }
+	step sid-debootstrap sid_debootstrap
+fi
+stage sid-packages "$(key_of "$SID_PKGS")" sid_packages
+stage sid-modules "$(key_of "$STOCK" "$(cat "$STAMPS/siw-stock")")" sid_modules "$STOCK"
+stage sid-rdma-core "$SID_RDMA_CORE_VER" sid_rdma_core
 [ $check = 0 ] || exit 0
 
 say "setup complete in $((SECONDS - t0)) s; cache: $SOFTRDMA_LAB"

@@ -4,6 +4,8 @@
 #   1. host: GoogleTest unit tests (CTest), checkpatch --strict, clang-tidy
 #      and shellcheck (lint.sh)
 #   2. guest, stock kernel: integration tests (tests/vm/run.sh)
+#   2b. guest, stock kernel with the sid root: the provider for rdma-core
+#      65 (the tests of layer sid)
 #   3. guest, debug kernel (skipped by --quick): KUnit and the tests meant
 #      for it, with KASAN, lockdep and kmemleak watching
 #   4. packages (skipped by --quick and by NAME|GLOB): tools/lab package
@@ -93,15 +95,17 @@ if [ ${#pats[@]} -eq 0 ]; then
 	fi
 fi
 
-# guest_layer LAYER KERNEL: the layer's tests (those selected) in a guest.
+# guest_layer LAYER KERNEL [RUN_OPTION...]: the layer's tests (those
+# selected) in a guest (tools/lab run with KERNEL and RUN_OPTIONs).
 guest_layer() {
 	local layer=$1 kernel=$2 rc
+	shift 2
 	if [ ${#pats[@]} -gt 0 ] &&
 		[ -z "$("$RUNNER" --list --layer "$layer" "${pats[@]}" 2>/dev/null)" ]; then
 		say "no selected test in the $layer layer"
 		return 0
 	fi
-	"$LAB_REPO/tools/lab" run --kernel "$kernel" --share "$res" -- \
+	"$LAB_REPO/tools/lab" run --kernel "$kernel" --share "$res" "$@" -- \
 		"$RUNNER" --layer "$layer" --out "$res/$layer.txt" --ktap "$res/$layer.ktap" \
 		${pats[@]+"${pats[@]}"}
 	rc=$?
@@ -114,6 +118,9 @@ guest_layer() {
 
 say "layer 2: guest tests on the stock kernel"
 guest_layer stock stock
+
+say "layer 2b: the provider for rdma-core 65 in the sid root, stock kernel"
+guest_layer sid stock --root "$SID_ROOT"
 
 if [ $quick = 0 ]; then
 	say "layer 3: KUnit and the debug subset on the debug kernel"
