@@ -11,6 +11,11 @@ set -euo pipefail
 # Versions the lab is pinned to.
 RDMA_CORE_VER=56.1
 DEBUG_LOCALVERSION=-softrdma-debug
+STOCK_SERIES=6.12
+# trixie-backports' kernel (ABI name): its headers in the root, for a
+# compile check (setup.sh's bpo-headers stage, build.sh's build-kmod-73).
+# shellcheck disable=SC2034 # for setup.sh and build.sh
+BPO_KVER=7.3.4+deb13
 # Where things live inside the Debian 13 root (paths as seen from the chroot).
 ROOT_OPT=/opt/softrdma-lab
 # shellcheck disable=SC2034 # for setup.sh and build.sh
@@ -63,10 +68,12 @@ in_root() {
 	' in_root "$LAB_ROOT" "$LAB_REPO" "$@"
 }
 
-# The stock kernel release installed in the root.
+# The stock kernel release installed in the root: trixie's 6.12 (other
+# kernels the lab has never go into the root's /boot; still, only a 6.12
+# one is taken).
 stock_kver() {
 	local v
-	v=$(find "$LAB_ROOT/boot" -maxdepth 1 -name 'vmlinuz-*' ! -name "*$DEBUG_LOCALVERSION" -printf '%f\n' | sed 's/^vmlinuz-//' | sort -V | tail -n 1)
+	v=$(find "$LAB_ROOT/boot" -maxdepth 1 -name "vmlinuz-$STOCK_SERIES.*" ! -name "*$DEBUG_LOCALVERSION" -printf '%f\n' | sed 's/^vmlinuz-//' | sort -V | tail -n 1)
 	[ -n "$v" ] || die "no stock kernel in $LAB_ROOT/boot: run tools/lab setup"
 	echo "$v"
 }

@@ -239,6 +239,41 @@ initramfs() {
 	rm -rf "$d"
 }
 
+# A newer kernel's headers, to check that the module builds against it:
+# trixie-backports' 7.3 (built with trixie's gcc-14, so it compiles in the
+# root). Read through a private sources list, package lists and cache
+# under $SOFTRDMA_LAB/apt-bpo: neither the host's nor the root's apt setup
+# changes; the packages are unpacked into the root (dpkg -x), not
+# installed. No kernel image: the root's /boot keeps only 6.12.
+# (BPO_KVER: lib.sh.)
+BPO_HDR_PKGS="linux-headers-$BPO_KVER-amd64 linux-headers-$BPO_KVER-common \
+linux-kbuild-$BPO_KVER"
+# bpo_apt ARGS...: the host's apt-get with the private trixie-backports
+# setup (the root's keyring signs trixie's suites).
+bpo_apt() {
+	local d=$SOFTRDMA_LAB/apt-bpo
+	apt-get -q -o Dir::Etc::SourceList="$d/sources.list" \
+		-o Dir::Etc::SourceParts="$d/parts" -o Dir::Etc::Preferences=/dev/null \
+		-o Dir::Etc::PreferencesParts="$d/parts" -o Dir::State::Lists="$d/lists" \
+		-o Dir::Cache="$d/cache" -o Dir::State::status="$d/status" \
+		-o APT::Sandbox::User=root "$@"
+}
+bpo_headers() {
+	local d=$SOFTRDMA_LAB/apt-bpo
+	mkdir -p "$d/parts" "$d/lists/partial" "$d/cache/archives/partial" "$d/debs"
+	: >"$d/status"
+	echo "deb [signed-by=$LAB_ROOT/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR trixie-backports main" >"$d/sources.list"
+	bpo_apt update
+	rm -f "$d"/debs/*.deb
+	# shellcheck disable=SC2086 # package list
+	(cd "$d/debs" && bpo_apt download $BPO_HDR_PKGS)
+	local f
+	for f in "$d"/debs/*.deb; do
+		dpkg -x "$f" "$LAB_ROOT"
+	done
+	test -f "$LAB_ROOT/usr/src/linux-headers-$BPO_KVER-amd64/Module.symvers"
+}
+
 # --only FUNCTION: run one step by hand (for lab development).
 if [ "${1:-}" = --only ]; then
 	shift
@@ -283,6 +318,7 @@ stage initramfs "$(key_of "$STOCK" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init"
 [ -f "$SOFTRDMA_LAB/initrd.cpio.gz" ] || { [ $check = 0 ] || exit 1; step initramfs initramfs "$STOCK"; }
 # shellcheck disable=SC2086
 stage bench-packages "$(key_of "$BENCH_PKGS")" extra_packages $BENCH_PKGS
+stage bpo-headers "$(key_of "$BPO_HDR_PKGS")" bpo_headers
 [ $check = 0 ] || exit 0
 
 say "setup complete in $((SECONDS - t0)) s; cache: $SOFTRDMA_LAB"
