@@ -208,8 +208,9 @@ debug_kernel() {
 	done
 }
 
+# initramfs KVER [OUT]: the guests' initramfs for kernel KVER.
 initramfs() {
-	local stock=$1 out=$SOFTRDMA_LAB/initrd.cpio.gz d
+	local stock=$1 out=${2:-$SOFTRDMA_LAB/initrd.cpio.gz} d
 	d=$(mktemp -d)
 	mkdir -p "$d"/{bin,sbin,proc,sys,dev,lower,rw,newroot,modules}
 	cp /bin/busybox "$d/bin/busybox"
@@ -274,6 +275,39 @@ bpo_headers() {
 	test -f "$LAB_ROOT/usr/src/linux-headers-$BPO_KVER-amd64/Module.symvers"
 }
 
+# trixie-backports' 7.3 as a second stock kernel (tools/lab run --kernel
+# 7.3): its image, modules and module lists unpacked into the root's
+# /usr/lib/modules/KVER, where Debian's packages put the image too (the
+# root's /boot keeps only 6.12: stock_kver); siw built from its
+# linux-source as for 6.12 (Debian builds no siw); an initramfs of its own.
+BPO_KERNEL_PKGS="linux-binary-$BPO_KVER-amd64 linux-modules-$BPO_KVER-amd64 \
+linux-base-$BPO_KVER-amd64 linux-source-${BPO_KVER%.*}"
+bpo_kernel() {
+	local d=$SOFTRDMA_LAB/apt-bpo kv=$BPO_KVER-amd64 src=linux-source-${BPO_KVER%.*} f
+	rm -rf "$d/kernel" && mkdir -p "$d/kernel/debs" "$d/kernel/src"
+	bpo_apt update
+	# shellcheck disable=SC2086 # package list
+	(cd "$d/kernel/debs" && bpo_apt download $BPO_KERNEL_PKGS)
+	for f in "$d"/kernel/debs/linux-{binary,modules,base}-*.deb; do
+		dpkg -x "$f" "$LAB_ROOT"
+	done
+	dpkg -x "$d"/kernel/debs/"$src"_*.deb "$d/kernel/src"
+	rm -rf "$LAB_ROOT$ROOT_OPT/siw-$kv" && mkdir -p "$LAB_ROOT$ROOT_OPT/siw-$kv"
+	tar -C "$LAB_ROOT$ROOT_OPT/siw-$kv" --strip-components=5 \
+		-xf "$d/kernel/src/usr/src/$src.tar.xz" "$src/drivers/infiniband/sw/siw"
+	rm -rf "$d/kernel"
+	in_root sh -ec "
+		s=$ROOT_OPT/siw-$kv
+		sed 's/^obj-\\\$(CONFIG_RDMA_SIW)/obj-m/' \$s/Makefile >\$s/Kbuild
+		make -C /usr/src/linux-headers-$kv M=\$s modules
+		mkdir -p /lib/modules/$kv/updates
+		install -m644 \$s/siw.ko /lib/modules/$kv/updates/siw.ko
+		depmod -a $kv
+		modinfo -k $kv -F vermagic siw rdma_rxe
+	"
+	initramfs "$kv" "$SOFTRDMA_LAB/initrd-$kv.cpio.gz"
+}
+
 # --only FUNCTION: run one step by hand (for lab development).
 if [ "${1:-}" = --only ]; then
 	shift
@@ -319,6 +353,7 @@ stage initramfs "$(key_of "$STOCK" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init"
 # shellcheck disable=SC2086
 stage bench-packages "$(key_of "$BENCH_PKGS")" extra_packages $BENCH_PKGS
 stage bpo-headers "$(key_of "$BPO_HDR_PKGS")" bpo_headers
+stage bpo-kernel "$(key_of "$BPO_KERNEL_PKGS" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init")")" bpo_kernel
 [ $check = 0 ] || exit 0
 
 say "setup complete in $((SECONDS - t0)) s; cache: $SOFTRDMA_LAB"
