@@ -44,9 +44,17 @@ echo "== rdma link add, softrdma list"
 rdma link add sr0 type softroce netdev veth0
 ip netns exec b rdma link add sr1 type softroce netdev veth1
 [ "$(command -v softrdma)" = /usr/bin/softrdma ] || fail "softrdma is $(command -v softrdma)"
-l=$(softrdma list)
-echo "$l"
-[ "$l" = "$(printf 'sr0\tsoftroce\tveth0\nsr1\tsoftroce\tveth1')" ] || fail "softrdma list"
+# Each namespace sees both devices (shared RDMA netns mode), and the
+# netdev of those whose netdev is in it.
+list_is() {
+	local l want
+	l=$(${1:+ip netns exec "$1"} softrdma list)
+	want=$(printf 'sr0\tsoftroce\t%s\nsr1\tsoftroce\t%s' "$2" "$3")
+	echo "netns ${1:-init}: $(tr '\t\n' ' ;' <<<"$l")"
+	[ "$l" = "$want" ] || fail "softrdma list in netns ${1:-init}: want $(tr '\t\n' ' ;' <<<"$want")"
+}
+list_is "" veth0 -
+list_is b - veth1
 
 echo "== the provider libibverbs loads"
 p=$(LD_DEBUG=files ibv_devinfo -d sr0 2>&1 >/dev/null |
