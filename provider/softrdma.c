@@ -19,6 +19,7 @@
 #include "softrdma-abi.h"
 #include "softrdma-abi-check.h"
 #include "core/softrdma_core.h"
+#include "rdma_core_compat.h"
 
 /* The uverbs responses followed by ours, as the kernel writes them. */
 #define SR_RESP(name, ibv, drv_type)					\
@@ -325,9 +326,8 @@ static int sr_create_cq_ex_cmd(void *obj, void *args)
 	struct ibv_create_cq_ex cmd = {};
 	int ret;
 
-	ret = ibv_cmd_create_cq_ex(a->context, a->attr, &cq->vcq, &cmd,
-				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
-				   0);
+	ret = sr_cmd_create_cq_ex(a->context, a->attr, &cq->vcq, &cmd,
+				  sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
 	a->drv = resp.drv;
 	return ret;
 }
@@ -462,9 +462,9 @@ static int sr_create_qp_ex_cmd(void *obj, void *args)
 		return ret;
 	}
 	/* Creation flags go by the extended command only. */
-	ret = ibv_cmd_create_qp_ex2(a->context, &qp->vqp, a->attr_ex, &cmd2,
-				    sizeof(cmd2), &resp2.ibv_resp,
-				    sizeof(resp2));
+	ret = sr_cmd_create_qp_ex2(a->context, &qp->vqp, a->attr_ex, &cmd2,
+				   sizeof(cmd2), &resp2.ibv_resp,
+				   sizeof(resp2));
 	a->drv = resp2.drv;
 	return ret;
 }
@@ -813,8 +813,8 @@ static struct verbs_context *sr_alloc_context(struct ibv_device *ibdev,
 					   RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
-	if (ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd), &resp.ibv_resp,
-				sizeof(resp)))
+	if (sr_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd), &resp.ibv_resp,
+			       sizeof(resp)))
 		goto err;
 	if (resp.drv.abi_version != SOFTRDMA_UVERBS_ABI_VERSION ||
 	    resp.drv.ring_hdr_size != SOFTRDMA_RING_HDR_SIZE ||

@@ -288,7 +288,7 @@ int softrdma_register(const char *name, struct net_device *ndev,
 	if (ret)
 		goto err;
 
-	ret = softrdma_devlist_add(sdev, name);
+	ret = softrdma_devlist_add(sdev);
 	if (ret)
 		goto err;
 
@@ -297,6 +297,13 @@ int softrdma_register(const char *name, struct net_device *ndev,
 		goto err;
 
 	ret = ib_register_device(ibdev, name, NULL);
+	if (ret == -ENFILE) {
+		/* The RDMA core's word for a name that is taken. */
+		pr_warn("softrdma: an RDMA device named %s exists already\n",
+			name);
+		ret = -EEXIST;
+		goto err;
+	}
 	if (ret) {
 		pr_warn("softrdma: cannot register %s on %s: %d\n", name,
 			netdev_name(ndev), ret);

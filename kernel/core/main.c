@@ -32,27 +32,14 @@ static const struct softrdma_transport *const softrdma_transports[] = {
 /*
  * softrdma_devlist_add - claim sdev->netdev for @sdev
  * @sdev: a new device, its netdev and transport set
- * @name: the ib_device name it is to have
  *
- * Fails with -EEXIST if a device of that transport already sits on @ndev or
- * a device named @name exists (ours or any other driver's). The name is
- * looked up before our lock is taken: the RDMA core's device lock must not
- * nest inside it (our netdev notifier takes it under RTNL). A name taken in
- * between is still refused, by ib_register_device().
+ * Fails with -EEXIST if a device of that transport already sits on @ndev.
+ * A name taken already (by any driver) is refused by ib_register_device().
  */
-int softrdma_devlist_add(struct softrdma_dev *sdev, const char *name)
+int softrdma_devlist_add(struct softrdma_dev *sdev)
 {
 	struct softrdma_dev *d;
-	struct ib_device *other;
 	int ret = 0;
-
-	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
-	if (other) {
-		ib_device_put(other);
-		pr_warn("softrdma: an RDMA device named %s exists already\n",
-			name);
-		return -EEXIST;
-	}
 
 	mutex_lock(&softrdma_devices_lock);
 	list_for_each_entry(d, &softrdma_devices, list) {

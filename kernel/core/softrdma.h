@@ -18,29 +18,10 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "softrdma-abi.h"
 #include "transport.h"
 #include "util.h"
-
-#ifndef SOFTRDMA_HAVE_IB_FLUSH
-/*
- * IBTA 1.5's RDMA FLUSH and ATOMIC WRITE, which the kernel names from 6.2
- * on (Kbuild looks); before it (6.1) the uverbs values, which ib_core does
- * not pass on.
- */
-#define IB_WR_FLUSH			14
-#define IB_WR_ATOMIC_WRITE		15
-#define IB_WC_FLUSH			8
-#define IB_WC_ATOMIC_WRITE		9
-#define IB_ACCESS_FLUSH_GLOBAL		BIT(8)
-#define IB_ACCESS_FLUSH_PERSISTENT	BIT(9)
-#define IB_DEVICE_FLUSH_GLOBAL		BIT_ULL(38)
-#define IB_DEVICE_ATOMIC_WRITE		BIT_ULL(40)
-#define IB_FLUSH_GLOBAL			BIT(0)
-#define IB_FLUSH_PERSISTENT		BIT(1)
-#define IB_FLUSH_RANGE			0
-#define IB_FLUSH_MR			1
-#endif
 
 #define SOFTRDMA_VENDOR_ID	0xffffff	/* no IEEE OUI of our own */
 #define SOFTRDMA_MAX_PD		0x10000
@@ -391,7 +372,7 @@ static inline struct softrdma_ucontext *to_suc(struct ib_ucontext *ibuc)
 }
 
 /* main.c */
-int softrdma_devlist_add(struct softrdma_dev *sdev, const char *name);
+int softrdma_devlist_add(struct softrdma_dev *sdev);
 void softrdma_devlist_del(struct softrdma_dev *sdev);
 struct softrdma_dev *
 softrdma_dev_by_netdev(struct net_device *ndev,

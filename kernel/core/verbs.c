@@ -49,18 +49,11 @@ static int softrdma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-#ifdef SOFTRDMA_CREATE_CQ_ATTRS /* set by Kbuild: 6.10 and later */
 static int softrdma_create_cq(struct ib_cq *ibcq,
 			      const struct ib_cq_init_attr *attr,
 			      struct uverbs_attr_bundle *attrs)
 {
 	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
-#else
-static int softrdma_create_cq(struct ib_cq *ibcq,
-			      const struct ib_cq_init_attr *attr,
-			      struct ib_udata *udata)
-{
-#endif
 	struct softrdma_dev *sdev = to_sdev(ibcq->device);
 	struct softrdma_cq *cq = to_scq(ibcq);
 	struct softrdma_create_cq_resp resp = {};
@@ -113,6 +106,8 @@ err_count:
 	atomic_dec(&sdev->num_cqs);
 	return ret;
 }
+
+COMPAT_ADAPT_CREATE_CQ(softrdma_create_cq);
 
 static int softrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
@@ -333,13 +328,15 @@ static struct ib_mr *softrdma_get_dma_mr(struct ib_pd *ibpd, int access)
 
 static struct ib_mr *softrdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 					  u64 length, u64 iova, int access,
+					  struct ib_dmah *dmah,
 					  struct ib_udata *udata)
 {
 	struct softrdma_dev *sdev = to_sdev(ibpd->device);
 	struct softrdma_mr *mr;
 	int ret;
 
-	if (access & ~SOFTRDMA_MR_ACCESS)
+	/* No DMA, so no DMA handle (TPH steering) to honour. */
+	if (dmah || access & ~SOFTRDMA_MR_ACCESS)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!length || length > SOFTRDMA_MAX_MR_SIZE)
 		return ERR_PTR(-EINVAL);
@@ -348,7 +345,7 @@ static struct ib_mr *softrdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->type = SOFTRDMA_MR_USER;
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
 		goto err_free;
@@ -374,6 +371,8 @@ err_free:
 	kfree(mr);
 	return ERR_PTR(ret);
 }
+
+COMPAT_ADAPT_REG_USER_MR(softrdma_reg_user_mr);
 
 /*
  * ibv_rereg_mr. A new PD or new access rights change the MR in place and
@@ -407,7 +406,7 @@ static struct ib_mr *softrdma_rereg_user_mr(struct ib_mr *ibmr, int flags,
 		iova = mr->iova;
 	}
 	return softrdma_reg_user_mr(ibpd, start, length, iova, new_access,
-				    udata);
+				    NULL, udata);
 }
 
 static int softrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -434,12 +433,12 @@ const struct ib_device_ops softrdma_common_ops = {
 	.mmap_free = softrdma_mmap_free,
 	.alloc_pd = softrdma_alloc_pd,
 	.dealloc_pd = softrdma_dealloc_pd,
-	.create_cq = softrdma_create_cq,
+	.create_cq = COMPAT_OP_CREATE_CQ(softrdma_create_cq),
 	.destroy_cq = softrdma_destroy_cq,
 	.poll_cq = softrdma_poll_cq,
 	.req_notify_cq = softrdma_req_notify_cq,
 	.get_dma_mr = softrdma_get_dma_mr,
-	.reg_user_mr = softrdma_reg_user_mr,
+	.reg_user_mr = COMPAT_OP_REG_USER_MR(softrdma_reg_user_mr),
 	.rereg_user_mr = softrdma_rereg_user_mr,
 	.dereg_mr = softrdma_dereg_mr,
 	.create_qp = softrdma_create_qp,

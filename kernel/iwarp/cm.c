@@ -87,7 +87,7 @@ static void softrdma_cep_queue(struct softrdma_cep *cep)
 /* The MPA exchange or the RTR timed out (softirq): the work closes. */
 static void softrdma_cep_timeout(struct timer_list *t)
 {
-	struct softrdma_cep *cep = from_timer(cep, t, timer);
+	struct softrdma_cep *cep = timer_container_of(cep, t, timer);
 
 	set_bit(CEP_F_TIMEOUT, &cep->flags);
 	softrdma_cep_queue(cep);
@@ -106,7 +106,7 @@ static void softrdma_cep_arm(struct softrdma_cep *cep)
 /* Stop the timer (cep->mutex held; the caller holds a reference). */
 static void softrdma_cep_disarm(struct softrdma_cep *cep)
 {
-	if (del_timer(&cep->timer))
+	if (timer_delete(&cep->timer))
 		softrdma_cep_put(cep);
 }
 
@@ -631,11 +631,13 @@ int softrdma_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	ret = softrdma_cep_socket(sdev, id->m_remote_addr.ss_family, &sock);
 	if (ret)
 		goto err_cep;
-	ret = kernel_bind(sock, (struct sockaddr *)&id->m_local_addr, llen);
+	ret = kernel_bind(sock, (struct sockaddr_unsized *)&id->m_local_addr,
+			  llen);
 	if (ret)
 		goto err_sock;
-	ret = kernel_connect(sock, (struct sockaddr *)&id->m_remote_addr, rlen,
-			     0);
+	ret = kernel_connect(sock,
+			     (struct sockaddr_unsized *)&id->m_remote_addr,
+			     rlen, 0);
 	if (ret)
 		goto err_sock;
 
@@ -819,7 +821,8 @@ int softrdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 		if (ret)
 			goto err_sock;
 	}
-	ret = kernel_bind(sock, (struct sockaddr *)&id->m_local_addr, len);
+	ret = kernel_bind(sock, (struct sockaddr_unsized *)&id->m_local_addr,
+			  len);
 	if (ret)
 		goto err_sock;
 	ret = kernel_listen(sock, backlog);

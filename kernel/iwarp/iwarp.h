@@ -259,10 +259,6 @@ enum {
 
 /* The largest message a poster's kick sends itself (tx.c). */
 #define SOFTRDMA_IW_DIRECT_MAX	(64 * 1024)
-/* The kernel can send pages by reference (Kbuild finds out). */
-#ifndef SOFTRDMA_IW_ZC
-#define SOFTRDMA_IW_ZC	0
-#endif
 /*
  * Payloads the sender hands TCP by reference, as the pages of their MR
  * (tx.c): a WQE of at least this many bytes, and per FPDU, at most this

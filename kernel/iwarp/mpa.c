@@ -31,7 +31,7 @@
  */
 u32 softrdma_mpa_crc(const void *buf, u32 len)
 {
-	return ~__crc32c_le(~0U, buf, len);
+	return ~crc32c(~0U, buf, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_mpa_crc);
 

@@ -100,15 +100,14 @@ static u8 *softrdma_iw_frame_ref(struct softrdma_iw_qp *iw, u8 *head,
 	memcpy(head + 2, iw->txbuf + 2, hlen);
 	memset(tail, 0, pad);
 	if (iw->crc) {
-		crc = __crc32c_le(~0U, head, 2 + hlen);
+		crc = crc32c(~0U, head, 2 + hlen);
 		for (i = 0; i < nbv; i++) {
 			u8 *va = kmap_local_page(bv[i].bv_page);
 
-			crc = __crc32c_le(crc, va + bv[i].bv_offset,
-					  bv[i].bv_len);
+			crc = crc32c(crc, va + bv[i].bv_offset, bv[i].bv_len);
 			kunmap_local(va);
 		}
-		crc = ~__crc32c_le(crc, tail, pad);
+		crc = ~crc32c(crc, tail, pad);
 	}
 	put_unaligned_le32(crc, tail + pad);
 	return tail;

@@ -47,7 +47,7 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 		rqp->req.rnr_retries = 0;
 	}
 	if (qp->req.comp_idx == qp->req.send_idx)
-		del_timer(&rqp->req.timer);
+		timer_delete(&rqp->req.timer);
 	else
 		softrdma_req_arm_timer(qp);
 }

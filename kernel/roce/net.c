@@ -132,7 +132,7 @@ static struct socket *softrdma_roce_sock_create(struct net *net, int family)
 				SOFTRDMA_ROCE_PORT);
 		return ERR_PTR(ret);
 	}
-	setup_udp_tunnel_sock(net, sock, &tnl);
+	setup_udp_tunnel_sock(net, sock->sk, &tnl);
 	/*
 	 * No checksum conversion (a tunnel's inner packets want it; RoCE
 	 * has none): a peer's train, cut by this socket, keeps its
@@ -167,7 +167,7 @@ static int softrdma_roce_sock_get(struct net *net)
 	}
 	sock6 = softrdma_roce_sock_create(net, AF_INET6);
 	if (IS_ERR(sock6)) {
-		udp_tunnel_sock_release(sock4);
+		udp_tunnel_sock_release(sock4->sk);
 		ret = PTR_ERR(sock6);
 		goto out;
 	}
@@ -188,9 +188,9 @@ static void softrdma_roce_sock_release(struct softrdma_net *sn)
 	sn->sock4 = NULL;
 	sn->sock6 = NULL;
 	if (sock4)
-		udp_tunnel_sock_release(sock4);
+		udp_tunnel_sock_release(sock4->sk);
 	if (sock6)
-		udp_tunnel_sock_release(sock6);
+		udp_tunnel_sock_release(sock6->sk);
 }
 
 static void softrdma_roce_sock_put(struct net *net)

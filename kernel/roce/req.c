@@ -527,7 +527,7 @@ void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 
 void softrdma_req_timeout(struct timer_list *t)
 {
-	struct softrdma_roce_qp *rqp = from_timer(rqp, t, req.timer);
+	struct softrdma_roce_qp *rqp = timer_container_of(rqp, t, req.timer);
 	struct softrdma_qp *qp = &rqp->qp;
 
 	spin_lock_bh(&qp->lock);

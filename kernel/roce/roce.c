@@ -174,7 +174,7 @@ static void softrdma_roce_qp_stop_sync(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 
-	del_timer_sync(&rqp->req.timer);
+	timer_delete_sync(&rqp->req.timer);
 }
 
 /* Move the QP to the error state from the data path; flush it. */
@@ -217,7 +217,7 @@ static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 
-	del_timer_sync(&rqp->req.timer);
+	timer_delete_sync(&rqp->req.timer);
 	tasklet_kill(&rqp->resp.tasklet);
 	softrdma_resp_stop(qp);
 	softrdma_qp_shadow_free(qp);

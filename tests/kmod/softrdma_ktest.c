@@ -100,6 +100,41 @@ static void kt_fill(u8 *p, size_t len, u8 seed)
 		p[i] = (u8)(seed * 31 + i * 7 + (i >> 8));
 }
 
+/*
+ * The RDMA device named @name, held (ib_device_put() lets it go), or NULL.
+ * A kernel consumer meets devices as an ib_client: registering one calls
+ * its add() for each registered device, before ib_register_client()
+ * returns. Declining them all, the client keeps none.
+ */
+static const char *kt_want;
+static struct ib_device *kt_found;
+
+static int kt_client_add(struct ib_device *dev)
+{
+	if (!kt_found && !strcmp(dev_name(&dev->dev), kt_want) &&
+	    ib_device_try_get(dev))
+		kt_found = dev;
+	return -EOPNOTSUPP;
+}
+
+static struct ib_client kt_client = {
+	.name = "softrdma_ktest",
+	.add = kt_client_add,
+};
+
+static struct ib_device *kt_device_get(const char *name)
+{
+	struct ib_device *dev;
+
+	kt_want = name;
+	kt_found = NULL;
+	if (ib_register_client(&kt_client))
+		return NULL;
+	dev = kt_found;
+	ib_unregister_client(&kt_client);
+	return dev;
+}
+
 static int kt_setup(struct kt_side *s, const char *name, const char *ip,
 		    bool use_srq, bool alloc_cq)
 {
@@ -109,7 +144,7 @@ static int kt_setup(struct kt_side *s, const char *name, const char *ip,
 
 	s->name = name;
 	init_completion(&s->notified);
-	s->dev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	s->dev = kt_device_get(name);
 	if (!s->dev)
 		return KT_FAIL("no RDMA device %s", name);
 	/* softrdma has no DMA device: DMA addresses are kernel VAs. */

@@ -44,7 +44,7 @@ finish() {
 # it. All of it lives on the guest's tmpfs overlay. siw and rxe stay as
 # the root has them.
 use_build() {
-	local b=$LAB_REPO/build kv ko name deps conf=/etc/modprobe.d/softrdma-lab.conf
+	local b=$LAB_REPO/build kv ko name deps d conf=/etc/modprobe.d/softrdma-lab.conf
 	kv=$(uname -r)
 	: >$conf
 	for ko in $b/kmod-$LAB_KERNEL/softrdma.ko $b/kmod-$LAB_KERNEL/tests/kunit/softrdma_kunit.ko; do
@@ -63,13 +63,22 @@ use_build() {
 	done
 	grep -q '^install softrdma ' $conf ||
 		echo "[lab] no softrdma.ko in $b/kmod-$LAB_KERNEL: run tools/lab build" >&2
-	if [ -f "$b"/user/libsoftrdma-rdmav34.so ]; then
+	# The provider (and the tool) built for the private ABI of this root's
+	# libibverbs: build/user (rdma-core 56.1, ABI 34) in the lab root,
+	# build/user-65 in the sid root.
+	local abi user=
+	abi=$(grep -ao -m 1 'IBVERBS_PRIVATE_[0-9]*' /usr/lib/*/libibverbs.so.1 | head -n 1)
+	abi=${abi##*_}
+	for d in "$b"/user "$b"/user-*; do
+		[ -n "$abi" ] && [ -f "$d/libsoftrdma-rdmav$abi.so" ] && { user=$d; break; }
+	done
+	if [ -n "$user" ]; then
 		mkdir -p /etc/libibverbs.d
-		echo "driver $b/user/libsoftrdma" >/etc/libibverbs.d/softrdma.driver
+		echo "driver $user/libsoftrdma" >/etc/libibverbs.d/softrdma.driver
+		[ -x "$user"/softrdma ] && ln -sf "$user"/softrdma /usr/local/bin/softrdma
 	else
-		echo "[lab] no provider in $b/user: run tools/lab build" >&2
+		echo "[lab] no provider for libibverbs' private ABI ${abi:-?} in $b/user*: run tools/lab build" >&2
 	fi
-	[ -x "$b"/user/softrdma ] && ln -sf "$b"/user/softrdma /usr/local/bin/softrdma
 	return 0
 }
 # A root with softrdma's packages installed (tests/package/test.sh marks

@@ -11,11 +11,25 @@ set -euo pipefail
 # Versions the lab is pinned to.
 RDMA_CORE_VER=56.1
 DEBUG_LOCALVERSION=-softrdma-debug
+STOCK_SERIES=6.12
+# trixie-backports' kernel (ABI name): its headers in the root, for a
+# compile check (setup.sh's bpo-headers stage, build.sh's build-kmod-73),
+# and its image and modules, a third guest kernel (bpo-kernel stage).
+# shellcheck disable=SC2034 # for setup.sh and build.sh
+BPO_KVER=7.3.4+deb13
 # Where things live inside the Debian 13 root (paths as seen from the chroot).
 ROOT_OPT=/opt/softrdma-lab
 # shellcheck disable=SC2034 # for setup.sh and build.sh
 RDMA_CORE_DIR=$ROOT_OPT/rdma-core-$RDMA_CORE_VER
 DEBUG_KDIR=$ROOT_OPT/linux-debug
+# The second, smaller guest root (tools/lab setup's sid stages): Debian
+# sid's libibverbs (rdma-core 65, private ABI 65), gcc-16 and its 7.2
+# kernel headers; it boots the stock kernel, whose modules it holds too.
+# Paths inside it as above ($ROOT_OPT).
+SID_ROOT=$SOFTRDMA_LAB/sid-root
+SID_RDMA_CORE_VER=65.0
+# shellcheck disable=SC2034 # for setup.sh and build.sh
+SID_RDMA_CORE_DIR=$ROOT_OPT/rdma-core-$SID_RDMA_CORE_VER
 
 mkdir -p "$LAB_LOGS" 2>/dev/null || true
 
@@ -63,10 +77,17 @@ in_root() {
 	' in_root "$LAB_ROOT" "$LAB_REPO" "$@"
 }
 
-# The stock kernel release installed in the root.
+# in_sid CMD...: in_root, in the sid root.
+in_sid() {
+	LAB_ROOT=$SID_ROOT in_root "$@"
+}
+
+# The stock kernel release installed in the root: trixie's 6.12 (other
+# kernels the lab has never go into the root's /boot; still, only a 6.12
+# one is taken).
 stock_kver() {
 	local v
-	v=$(find "$LAB_ROOT/boot" -maxdepth 1 -name 'vmlinuz-*' ! -name "*$DEBUG_LOCALVERSION" -printf '%f\n' | sed 's/^vmlinuz-//' | sort -V | tail -n 1)
+	v=$(find "$LAB_ROOT/boot" -maxdepth 1 -name "vmlinuz-$STOCK_SERIES.*" ! -name "*$DEBUG_LOCALVERSION" -printf '%f\n' | sed 's/^vmlinuz-//' | sort -V | tail -n 1)
 	[ -n "$v" ] || die "no stock kernel in $LAB_ROOT/boot: run tools/lab setup"
 	echo "$v"
 }
@@ -126,7 +147,7 @@ lab_ready() {
 GUEST_SHARES=()
 GUEST_QARGS=()
 # guest_opt ARGS...: the option ARGS start with, if it is one of the
-# guest's (--kernel stock|debug, --share DIR, --root DIR): sets
+# guest's (--kernel stock|debug|7.3, --share DIR, --root DIR): sets
 # GUEST_KERNEL, adds to GUEST_SHARES or sets GUEST_ROOT (the guest's root
 # filesystem, the lab root unless given: it must hold the kernel's modules),
 # and GUEST_SHIFT to the words it took; fails otherwise.
@@ -157,7 +178,14 @@ guest_prepare() {
 		kimg=$LAB_ROOT$DEBUG_KDIR/arch/x86/boot/bzImage
 		mem=${LAB_MEM:-4G}
 		;;
-	*) die "--kernel takes stock or debug" ;;
+	7.3)
+		# trixie-backports' (setup.sh's bpo-kernel stage), with its
+		# own initramfs.
+		kimg=$LAB_ROOT/usr/lib/modules/$BPO_KVER-amd64/vmlinuz
+		initrd=$SOFTRDMA_LAB/initrd-$BPO_KVER-amd64.cpio.gz
+		mem=${LAB_MEM:-3G}
+		;;
+	*) die "--kernel takes stock, debug or 7.3" ;;
 	esac
 	[ -f "$kimg" ] || die "no $kernel kernel image ($kimg): run tools/lab setup"
 	[ -f "$initrd" ] || die "no initramfs: run tools/lab setup"

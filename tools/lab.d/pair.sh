@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/lab pair [--kernel stock|debug] [--share DIR]... [--root DIR] [--mtu N] -- CMD...
+# tools/lab pair [--kernel stock|debug|7.3] [--share DIR]... [--root DIR] [--mtu N] -- CMD...
 # Two guests on one link, as two hosts: each a guest of tools/lab run (this
 # checkout's build, the fixture, the kernel's checkers) with one vCPU and a
 # virtio-net NIC, eth0, on a Linux bridge of two taps in a network namespace
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
 		;;
 	esac
 done
-[ $# -gt 0 ] || die "usage: tools/lab pair [--kernel stock|debug] [--share DIR] [--root DIR] [--mtu N] -- CMD..."
+[ $# -gt 0 ] || die "usage: tools/lab pair [--kernel stock|debug|7.3] [--share DIR] [--root DIR] [--mtu N] -- CMD..."
 case "$mtu" in '' | *[!0-9]*) die "--mtu takes a number" ;; esac
 link_mtu=$((mtu > 9000 ? mtu : 9000))
 if [ -z "${LAB_MEM:-}" ]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/lab run [--kernel stock|debug] [--share DIR] [--root DIR] -- CMD...
+# tools/lab run [--kernel stock|debug|7.3] [--share DIR] [--root DIR] -- CMD...
 # Boots a guest with this checkout's build and the fixture up, runs CMD
 # as root, exits with CMD's status. A kernel oops, BUG, WARNING, KASAN,
 # lockdep or kmemleak report fails the run.
@@ -12,7 +12,7 @@ while [ $# -gt 0 ]; do
 	guest_opt "$@" || break
 	shift "$GUEST_SHIFT"
 done
-[ $# -gt 0 ] || die "usage: tools/lab run [--kernel stock|debug] [--share DIR] [--root DIR] -- CMD..."
+[ $# -gt 0 ] || die "usage: tools/lab run [--kernel stock|debug|7.3] [--share DIR] [--root DIR] -- CMD..."
 
 out=$(mktemp -d /tmp/softrdma-run.XXXXXX)
 trap 'rm -rf "$out"' EXIT

@@ -164,6 +164,68 @@ rdma_core_source() {
 	"
 }
 
+# The sid root ($SID_ROOT, lib.sh): a second, smaller guest root with
+# rdma-core 65's libibverbs, for the provider built against it
+# (build/user-65), and sid's gcc-16 with its 7.2 kernel headers. It boots
+# the stock kernel, whose modules it gets from the lab root. Its own
+# stages and stamps (sid-*); they change nothing the stages above made.
+SID_KVER=7.2.13+deb14
+SID_PKGS="libibverbs1 ibverbs-providers ibverbs-utils rdmacm-utils perftest \
+libibverbs-dev librdmacm-dev iproute2 kmod procps ethtool hostname \
+cmake ninja-build make pkg-config python3 gcc g++ gcc-16 libnl-3-dev \
+libnl-route-3-dev libudev-dev libsystemd-dev linux-headers-$SID_KVER-amd64"
+
+sid_debootstrap() {
+	rm -rf "$SID_ROOT" "$SID_ROOT.tmp"
+	debootstrap --variant=minbase sid "$SID_ROOT.tmp" "$MIRROR"
+	mv "$SID_ROOT.tmp" "$SID_ROOT"
+}
+
+sid_packages() {
+	cat >"$SID_ROOT/etc/apt/sources.list" <<SRC
+deb $MIRROR sid main
+deb-src $MIRROR sid main
+SRC
+	# sid's index says it expires within days; the mirror may serve an
+	# older one (a snapshot), as the host's apt already accepts.
+	echo 'Acquire::Check-Valid-Until "false";' >"$SID_ROOT/etc/apt/apt.conf.d/99softrdma-lab"
+	echo softrdma-lab-sid >"$SID_ROOT/etc/hostname"
+	printf '#!/bin/sh\nexit 101\n' >"$SID_ROOT/usr/sbin/policy-rc.d"
+	chmod 755 "$SID_ROOT/usr/sbin/policy-rc.d"
+	in_sid apt-get update -q
+	# shellcheck disable=SC2086 # package list
+	in_sid apt-get install -y -q --no-install-recommends $SID_PKGS
+	in_sid apt-get clean
+	rm -f "$SID_ROOT/usr/sbin/policy-rc.d"
+	test -f "$SID_ROOT/usr/src/linux-headers-$SID_KVER-amd64/Makefile"
+}
+
+# sid_modules KVER: the lab root's stock kernel modules (with siw), a copy.
+sid_modules() {
+	mkdir -p "$SID_ROOT/lib/modules"
+	rsync -a --delete "$LAB_ROOT/lib/modules/$1/" "$SID_ROOT/lib/modules/$1/"
+	in_sid depmod -a "$1"
+}
+
+# rdma-core 65's source, configured as rdma_core_source does 56.1's; the
+# version the sid root's libibverbs has.
+sid_rdma_core() {
+	in_sid sh -ec "
+		v=\$(dpkg-query -W -f='\${Version}' libibverbs1)
+		test \"\${v%-*}\" = $SID_RDMA_CORE_VER
+		mkdir -p $ROOT_OPT/dl && cd $ROOT_OPT/dl
+		apt-get source --download-only rdma-core=\$v || true
+		test -f rdma-core_$SID_RDMA_CORE_VER.orig.tar.gz
+		rm -rf $SID_RDMA_CORE_DIR && mkdir -p $SID_RDMA_CORE_DIR
+		tar -C $SID_RDMA_CORE_DIR --strip-components=1 -xzf rdma-core_$SID_RDMA_CORE_VER.orig.tar.gz
+		cd $SID_RDMA_CORE_DIR && mkdir -p build && cd build
+		cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 .. >/dev/null
+		ninja include/kernel-abi/ib_user_verbs.h
+		test -f include/infiniband/driver.h
+		grep '^#define IBVERBS_PABI_VERSION' include/config.h
+	"
+}
+
 linux_source() {
 	in_root sh -ec "
 		rm -rf $ROOT_OPT/linux-src && mkdir -p $ROOT_OPT/linux-src
@@ -208,8 +270,9 @@ debug_kernel() {
 	done
 }
 
+# initramfs KVER [OUT]: the guests' initramfs for kernel KVER.
 initramfs() {
-	local stock=$1 out=$SOFTRDMA_LAB/initrd.cpio.gz d
+	local stock=$1 out=${2:-$SOFTRDMA_LAB/initrd.cpio.gz} d
 	d=$(mktemp -d)
 	mkdir -p "$d"/{bin,sbin,proc,sys,dev,lower,rw,newroot,modules}
 	cp /bin/busybox "$d/bin/busybox"
@@ -237,6 +300,74 @@ initramfs() {
 	(cd "$d" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"
 	mv "$out.tmp" "$out"
 	rm -rf "$d"
+}
+
+# A newer kernel's headers, to check that the module builds against it:
+# trixie-backports' 7.3 (built with trixie's gcc-14, so it compiles in the
+# root). Read through a private sources list, package lists and cache
+# under $SOFTRDMA_LAB/apt-bpo: neither the host's nor the root's apt setup
+# changes; the packages are unpacked into the root (dpkg -x), not
+# installed. No kernel image: the root's /boot keeps only 6.12.
+# (BPO_KVER: lib.sh.)
+BPO_HDR_PKGS="linux-headers-$BPO_KVER-amd64 linux-headers-$BPO_KVER-common \
+linux-kbuild-$BPO_KVER"
+# bpo_apt ARGS...: the host's apt-get with the private trixie-backports
+# setup (the root's keyring signs trixie's suites).
+bpo_apt() {
+	local d=$SOFTRDMA_LAB/apt-bpo
+	apt-get -q -o Dir::Etc::SourceList="$d/sources.list" \
+		-o Dir::Etc::SourceParts="$d/parts" -o Dir::Etc::Preferences=/dev/null \
+		-o Dir::Etc::PreferencesParts="$d/parts" -o Dir::State::Lists="$d/lists" \
+		-o Dir::Cache="$d/cache" -o Dir::State::status="$d/status" \
+		-o APT::Sandbox::User=root "$@"
+}
+bpo_headers() {
+	local d=$SOFTRDMA_LAB/apt-bpo
+	mkdir -p "$d/parts" "$d/lists/partial" "$d/cache/archives/partial" "$d/debs"
+	: >"$d/status"
+	echo "deb [signed-by=$LAB_ROOT/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR trixie-backports main" >"$d/sources.list"
+	bpo_apt update
+	rm -f "$d"/debs/*.deb
+	# shellcheck disable=SC2086 # package list
+	(cd "$d/debs" && bpo_apt download $BPO_HDR_PKGS)
+	local f
+	for f in "$d"/debs/*.deb; do
+		dpkg -x "$f" "$LAB_ROOT"
+	done
+	test -f "$LAB_ROOT/usr/src/linux-headers-$BPO_KVER-amd64/Module.symvers"
+}
+
+# trixie-backports' 7.3 as a second stock kernel (tools/lab run --kernel
+# 7.3): its image, modules and module lists unpacked into the root's
+# /usr/lib/modules/KVER, where Debian's packages put the image too (the
+# root's /boot keeps only 6.12: stock_kver); siw built from its
+# linux-source as for 6.12 (Debian builds no siw); an initramfs of its own.
+BPO_KERNEL_PKGS="linux-binary-$BPO_KVER-amd64 linux-modules-$BPO_KVER-amd64 \
+linux-base-$BPO_KVER-amd64 linux-source-${BPO_KVER%.*}"
+bpo_kernel() {
+	local d=$SOFTRDMA_LAB/apt-bpo kv=$BPO_KVER-amd64 src=linux-source-${BPO_KVER%.*} f
+	rm -rf "$d/kernel" && mkdir -p "$d/kernel/debs" "$d/kernel/src"
+	bpo_apt update
+	# shellcheck disable=SC2086 # package list
+	(cd "$d/kernel/debs" && bpo_apt download $BPO_KERNEL_PKGS)
+	for f in "$d"/kernel/debs/linux-{binary,modules,base}-*.deb; do
+		dpkg -x "$f" "$LAB_ROOT"
+	done
+	dpkg -x "$d"/kernel/debs/"$src"_*.deb "$d/kernel/src"
+	rm -rf "$LAB_ROOT$ROOT_OPT/siw-$kv" && mkdir -p "$LAB_ROOT$ROOT_OPT/siw-$kv"
+	tar -C "$LAB_ROOT$ROOT_OPT/siw-$kv" --strip-components=5 \
+		-xf "$d/kernel/src/usr/src/$src.tar.xz" "$src/drivers/infiniband/sw/siw"
+	rm -rf "$d/kernel"
+	in_root sh -ec "
+		s=$ROOT_OPT/siw-$kv
+		sed 's/^obj-\\\$(CONFIG_RDMA_SIW)/obj-m/' \$s/Makefile >\$s/Kbuild
+		make -C /usr/src/linux-headers-$kv M=\$s modules
+		mkdir -p /lib/modules/$kv/updates
+		install -m644 \$s/siw.ko /lib/modules/$kv/updates/siw.ko
+		depmod -a $kv
+		modinfo -k $kv -F vermagic siw rdma_rxe
+	"
+	initramfs "$kv" "$SOFTRDMA_LAB/initrd-$kv.cpio.gz"
 }
 
 # --only FUNCTION: run one step by hand (for lab development).
@@ -283,6 +414,15 @@ stage initramfs "$(key_of "$STOCK" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init"
 [ -f "$SOFTRDMA_LAB/initrd.cpio.gz" ] || { [ $check = 0 ] || exit 1; step initramfs initramfs "$STOCK"; }
 # shellcheck disable=SC2086
 stage bench-packages "$(key_of "$BENCH_PKGS")" extra_packages $BENCH_PKGS
+if [ ! -x "$SID_ROOT/usr/bin/apt-get" ]; then
+	[ $check = 0 ] || { echo "setup: no sid root yet" >&2; exit 1; }
+	step sid-debootstrap sid_debootstrap
+fi
+stage sid-packages "$(key_of "$SID_PKGS")" sid_packages
+stage sid-modules "$(key_of "$STOCK" "$(cat "$STAMPS/siw-stock")")" sid_modules "$STOCK"
+stage sid-rdma-core "$SID_RDMA_CORE_VER" sid_rdma_core
+stage bpo-headers "$(key_of "$BPO_HDR_PKGS")" bpo_headers
+stage bpo-kernel "$(key_of "$BPO_KERNEL_PKGS" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init")")" bpo_kernel
 [ $check = 0 ] || exit 0
 
 say "setup complete in $((SECONDS - t0)) s; cache: $SOFTRDMA_LAB"

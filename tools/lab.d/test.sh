@@ -4,9 +4,13 @@
 #   1. host: GoogleTest unit tests (CTest), checkpatch --strict, clang-tidy
 #      and shellcheck (lint.sh)
 #   2. guest, stock kernel: integration tests (tests/vm/run.sh)
+#   2b. guest, stock kernel with the sid root: the provider for rdma-core
+#      65 (the tests of layer sid)
 #   3. guest, debug kernel (skipped by --quick): KUnit and the tests meant
 #      for it, with KASAN, lockdep and kmemleak watching
-#   4. packages (skipped by --quick and by NAME|GLOB): tools/lab package
+#   4. guest, trixie-backports' 7.3 kernel (skipped by --quick): a subset
+#      covering each area, with that kernel's rxe and siw (K73_TESTS)
+#   5. packages (skipped by --quick and by NAME|GLOB): tools/lab package
 #      --test, the Debian packages installed with DKMS into a copy of the
 #      guest root, used in a guest, purged (tests/package/test.sh)
 # NAME|GLOB...: only the guest tests they select (a name, a glob, or
@@ -93,15 +97,17 @@ if [ ${#pats[@]} -eq 0 ]; then
 	fi
 fi
 
-# guest_layer LAYER KERNEL: the layer's tests (those selected) in a guest.
+# guest_layer LAYER KERNEL [RUN_OPTION...]: the layer's tests (those
+# selected) in a guest (tools/lab run with KERNEL and RUN_OPTIONs).
 guest_layer() {
 	local layer=$1 kernel=$2 rc
+	shift 2
 	if [ ${#pats[@]} -gt 0 ] &&
 		[ -z "$("$RUNNER" --list --layer "$layer" "${pats[@]}" 2>/dev/null)" ]; then
 		say "no selected test in the $layer layer"
 		return 0
 	fi
-	"$LAB_REPO/tools/lab" run --kernel "$kernel" --share "$res" -- \
+	"$LAB_REPO/tools/lab" run --kernel "$kernel" --share "$res" "$@" -- \
 		"$RUNNER" --layer "$layer" --out "$res/$layer.txt" --ktap "$res/$layer.ktap" \
 		${pats[@]+"${pats[@]}"}
 	rc=$?
@@ -112,16 +118,55 @@ guest_layer() {
 	esac
 }
 
+# guest_named LAYER KERNEL NAME...: those tests (the ones selected, if
+# names were given) in a guest, whatever their layers.
+guest_named() {
+	local layer=$1 kernel=$2 rc n sel=()
+	shift 2
+	if [ ${#pats[@]} -gt 0 ]; then
+		for n in "$@"; do
+			"$RUNNER" --list "${pats[@]}" 2>/dev/null | awk '{print $1}' | grep -qx "$n" && sel+=("$n")
+		done
+	else
+		sel=("$@")
+	fi
+	if [ ${#sel[@]} -eq 0 ]; then
+		say "no selected test in the $layer layer"
+		return 0
+	fi
+	"$LAB_REPO/tools/lab" run --kernel "$kernel" --share "$res" -- \
+		"$RUNNER" --out "$res/$layer.txt" --ktap "$res/$layer.ktap" "${sel[@]}"
+	rc=$?
+	tally "$res/$layer.txt"
+	case $rc in
+	0 | 1) [ -s "$res/$layer.txt" ] || ko "$layer.ran" ;;
+	*) ko "$layer.kernel-clean (run exit $rc)" ;;
+	esac
+}
+
+# The 7.x layer: devices (and a name taken), the provider, RC on both
+# transports, the CM on both, UD, interop with 7.3's own rxe and siw, a
+# kernel ULP (NVMe-oF). About 4 minutes.
+K73_TESTS=(bad_input devinfo_roce devinfo_iwarp provider_from_build_tree
+	smoke_roce smoke_iwarp rc_transfers rc_atomics qp_iwarp cm_roce
+	ucmatose_iwarp ud_roce interop_rxe_transfers interop_rxe_cm
+	interop_siw_ext nvmeof_roce)
+
 say "layer 2: guest tests on the stock kernel"
 guest_layer stock stock
+
+say "layer 2b: the provider for rdma-core 65 in the sid root, stock kernel"
+guest_layer sid stock --root "$SID_ROOT"
 
 if [ $quick = 0 ]; then
 	say "layer 3: KUnit and the debug subset on the debug kernel"
 	guest_layer debug debug
+	say "layer 4: a subset on trixie-backports' 7.3 kernel"
+	guest_named k73 7.3 "${K73_TESTS[@]}"
 fi
 
 if [ $quick = 0 ] && [ ${#pats[@]} -eq 0 ]; then
-	say "layer 4: Debian packages, installed with DKMS, used in a guest, purged"
+	say "layer 5: Debian packages, installed with DKMS, used in a guest, purged"
 	t0=$SECONDS
 	"$LAB_REPO/tools/lab" package --test --out "$res/package.txt" >"$res/package.log" 2>&1
 	rc=$?
@@ -133,7 +178,7 @@ if [ $quick = 0 ] && [ ${#pats[@]} -eq 0 ]; then
 		tail -n 40 "$res/package.log"
 		ko "package.ran (exit $rc)"
 	fi
-	say "layer 4 took $((SECONDS - t0)) s (log: $res/package.log)"
+	say "layer 5 took $((SECONDS - t0)) s (log: $res/package.log)"
 fi
 
 if [ ${#failed_names[@]} -gt 0 ]; then

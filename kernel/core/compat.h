@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the kernels softrdma builds for (6.1 to 7.3) name differently.
+ *
+ * The driver is written for the newest kernel's interfaces; on an older
+ * kernel this header maps them onto what it has. Which kernel offers what
+ * is decided at build time by the probes in compat.mk (they grep the
+ * headers built against and set -DSOFTRDMA_HAVE_*), never by a version
+ * number: a distribution kernel with a backport gets it right as well.
+ * Every difference lives here, and nowhere else.
+ */
+#ifndef SOFTRDMA_COMPAT_H
+#define SOFTRDMA_COMPAT_H
+
+#include <linux/crc32.h>
+#include <linux/socket.h>
+#include <linux/timer.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+/* Timers: from_timer() became timer_container_of() (after 6.12). */
+#ifndef SOFTRDMA_HAVE_TIMER_CONTAINER_OF
+#define timer_container_of(var, callback_timer, timer_fieldname) \
+	from_timer(var, callback_timer, timer_fieldname)
+#endif
+
+/* CRC32C: crc32c() in <linux/crc32.h>; before it, __crc32c_le(). */
+#ifndef SOFTRDMA_HAVE_CRC32C
+static inline u32 crc32c(u32 crc, const void *p, size_t len)
+{
+	return __crc32c_le(crc, p, len);
+}
+#endif
+
+/*
+ * Sockets: kernel_bind(), kernel_connect() and the protocols' bind and
+ * connect take a struct sockaddr_unsized; before, the same bytes as a
+ * struct sockaddr.
+ */
+#ifndef SOFTRDMA_HAVE_SOCKADDR_UNSIZED
+#define sockaddr_unsized sockaddr
+#endif
+
+/*
+ * UDP tunnels: setup_udp_tunnel_sock() and udp_tunnel_sock_release() take
+ * the struct sock; before, its struct socket.
+ */
+#ifndef SOFTRDMA_HAVE_UDP_TUNNEL_SK
+static inline void compat_setup_udp_tunnel_sock(struct net *net,
+						struct sock *sk,
+						struct udp_tunnel_sock_cfg *cfg)
+{
+	setup_udp_tunnel_sock(net, sk->sk_socket, cfg);
+}
+
+static inline void compat_udp_tunnel_sock_release(struct sock *sk)
+{
+	udp_tunnel_sock_release(sk->sk_socket);
+}
+
+#define setup_udp_tunnel_sock	compat_setup_udp_tunnel_sock
+#define udp_tunnel_sock_release	compat_udp_tunnel_sock_release
+#endif
+
+/* User memory: ib_umem_get() of a virtual range became ib_umem_get_va(). */
+#ifndef SOFTRDMA_HAVE_IB_UMEM_GET_VA
+static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
+					     unsigned long addr, size_t size,
+					     int access)
+{
+	return ib_umem_get(device, addr, size, access);
+}
+#endif
+
+/*
+ * Device ops whose arguments changed. The driver writes an op in its newest
+ * form, follows it with COMPAT_ADAPT_<OP>(fn); and puts COMPAT_OP_<OP>(fn)
+ * in its ops. Where the kernel has the old form, COMPAT_ADAPT_<OP>()
+ * defines an adapter with it and COMPAT_OP_<OP>() names the adapter; on
+ * every kernel, COMPAT_ADAPT_<OP>() checks the type against the op's.
+ */
+#define compat_op_type(op)	typeof_member(const struct ib_device_ops, op)
+
+/* reg_user_mr takes a DMA handle (struct ib_dmah); before, it had none. */
+#ifdef SOFTRDMA_HAVE_IB_DMAH
+#define COMPAT_ADAPT_REG_USER_MR(fn)					\
+	static_assert(__same_type(&(fn), compat_op_type(reg_user_mr)))
+#define COMPAT_OP_REG_USER_MR(fn)	fn
+#else
+struct ib_dmah;
+#define COMPAT_ADAPT_REG_USER_MR(fn)					\
+static struct ib_mr *fn##_compat(struct ib_pd *pd, u64 start, u64 length, \
+				 u64 iova, int access,			\
+				 struct ib_udata *udata)		\
+{									\
+	return fn(pd, start, length, iova, access, NULL, udata);	\
+}									\
+static_assert(__same_type(&fn##_compat, compat_op_type(reg_user_mr)))
+#define COMPAT_OP_REG_USER_MR(fn)	fn##_compat
+#endif
+
+/*
+ * create_cq takes the uverbs attribute bundle (6.10); before, the bundle's
+ * driver_udata, from which the adapter finds the bundle (NULL for a
+ * kernel CQ either way).
+ */
+#ifdef SOFTRDMA_HAVE_CREATE_CQ_ATTRS
+#define COMPAT_ADAPT_CREATE_CQ(fn)					\
+	static_assert(__same_type(&(fn), compat_op_type(create_cq)))
+#define COMPAT_OP_CREATE_CQ(fn)		fn
+#else
+#define COMPAT_ADAPT_CREATE_CQ(fn)					\
+static int fn##_compat(struct ib_cq *cq,				\
+		       const struct ib_cq_init_attr *attr,		\
+		       struct ib_udata *udata)				\
+{									\
+	return fn(cq, attr,						\
+		  udata ? rdma_udata_to_uverbs_attr_bundle(udata) : NULL); \
+}									\
+static_assert(__same_type(&fn##_compat, compat_op_type(create_cq)))
+#define COMPAT_OP_CREATE_CQ(fn)		fn##_compat
+#endif
+
+/*
+ * IBTA 1.5's RDMA FLUSH and ATOMIC WRITE, which the kernel names from 6.2
+ * on; before it (6.1) the uverbs values, which ib_core does not pass on.
+ */
+#ifndef SOFTRDMA_HAVE_IB_FLUSH
+#define IB_WR_FLUSH			14
+#define IB_WR_ATOMIC_WRITE		15
+#define IB_WC_FLUSH			8
+#define IB_WC_ATOMIC_WRITE		9
+#define IB_ACCESS_FLUSH_GLOBAL		BIT(8)
+#define IB_ACCESS_FLUSH_PERSISTENT	BIT(9)
+#define IB_DEVICE_FLUSH_GLOBAL		BIT_ULL(38)
+#define IB_DEVICE_ATOMIC_WRITE		BIT_ULL(40)
+#define IB_FLUSH_GLOBAL			BIT(0)
+#define IB_FLUSH_PERSISTENT		BIT(1)
+#define IB_FLUSH_RANGE			0
+#define IB_FLUSH_MR			1
+#endif
+
+/*
+ * Sending pages by reference (MSG_SPLICE_PAGES, bvec_set_virt(),
+ * page_frag_cache_drain(); 6.12 has them, 6.1 not): without it, the iWARP
+ * sender copies every payload (SOFTRDMA_IW_ZC is 0).
+ */
+#ifdef SOFTRDMA_HAVE_SPLICE_PAGES
+#define SOFTRDMA_IW_ZC	1
+#else
+#define SOFTRDMA_IW_ZC	0
+#endif
+
+#endif /* SOFTRDMA_COMPAT_H */

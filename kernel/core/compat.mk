@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Build-time probes of what the kernel headers offer, for compat.h: each
+# greps the headers built against and sets -DSOFTRDMA_HAVE_<NAME> if they
+# have it. Included by the Kbuild files of the module and of its tests.
+
+# $(call softrdma_probe,NAME,FILES,ERE): -DSOFTRDMA_HAVE_NAME if one of
+# FILES (under include/; missing ones are skipped) has a line matching ERE
+# (which can hold no comma or parenthesis: "." stands for one).
+softrdma_probe = $(if $(filter-out 0,$(shell cat /dev/null $(wildcard \
+	$(addprefix $(srctree)/include/,$(2))) | grep -c -E '$(strip $(3))')),\
+	-DSOFTRDMA_HAVE_$(1))
+
+ccflags-y += $(call softrdma_probe,TIMER_CONTAINER_OF,linux/timer.h,\
+	\<timer_container_of\>)
+ccflags-y += $(call softrdma_probe,CRC32C,linux/crc32.h,\<crc32c\>.u32 crc)
+ccflags-y += $(call softrdma_probe,SOCKADDR_UNSIZED,linux/socket.h,\
+	struct sockaddr_unsized \{)
+ccflags-y += $(call softrdma_probe,UDP_TUNNEL_SK,net/udp_tunnel.h,\
+	udp_tunnel_sock_release.struct sock [*])
+ccflags-y += $(call softrdma_probe,IB_UMEM_GET_VA,rdma/ib_umem.h,\
+	\<ib_umem_get_va\>)
+ccflags-y += $(call softrdma_probe,IB_DMAH,rdma/ib_verbs.h,struct ib_dmah \{)
+ccflags-y += $(call softrdma_probe,IB_FLUSH,rdma/ib_verbs.h,\<IB_WR_FLUSH\>)
+ccflags-y += $(call softrdma_probe,SPLICE_PAGES,linux/gfp.h \
+	linux/page_frag_cache.h,\<page_frag_cache_drain\>)
+# create_cq's last argument, on the line after its name.
+ifneq ($(shell grep -A1 -F '(*create_cq)' $(srctree)/include/rdma/ib_verbs.h | \
+	grep -c uverbs_attr_bundle),0)
+ccflags-y += -DSOFTRDMA_HAVE_CREATE_CQ_ATTRS
+endif
