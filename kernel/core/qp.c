@@ -26,11 +26,12 @@
  * A destroyed QP's number stays out of the draws until this many more QPs
  * of the device were destroyed: packets still on their way to the old QP
  * (a peer's retries, a queue on the wire) must find no QP, not a new one
- * that took its number. Each destroy waits out an RCU grace period, so
- * that takes seconds at the very least; after it, the number comes back
- * with a chance of one in 16.7 million per creation. Counting keeps the
- * quarantine at 16 KiB a device, where holding numbers for a time would
- * let a loop of creates and destroys make it grow without bound.
+ * that took its number. A destroy waits out an RCU grace period
+ * (milliseconds), so QPs destroyed one after another take seconds at the
+ * very least to push a number out; after that, it comes back with a
+ * chance of one in 16.7 million per creation. Counting, not timing, keeps
+ * the quarantine at 16 KiB a device: numbers held for a time would pile up
+ * without bound under a loop of creates and destroys.
  */
 #define SOFTRDMA_QPN_QUARANTINE	4096
 
