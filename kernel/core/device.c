@@ -152,12 +152,9 @@ static void softrdma_dealloc_driver(struct ib_device *ibdev)
 {
 	struct softrdma_dev *sdev = to_sdev(ibdev);
 
-	WARN_ON(!xa_empty(&sdev->mrs));
-	xa_destroy(&sdev->mrs);
-	WARN_ON(!xa_empty(&sdev->mws));
-	xa_destroy(&sdev->mws);
-	WARN_ON(!xa_empty(&sdev->qps));
-	xa_destroy(&sdev->qps);
+	WARN_ON(!xa_empty(&sdev->keys));
+	xa_destroy(&sdev->keys);
+	softrdma_qpns_destroy(sdev);
 	softrdma_ahs_destroy(sdev);
 	sdev->transport->dev_exit(sdev);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
@@ -262,9 +259,7 @@ int softrdma_register(const char *name, struct net_device *ndev,
 	sdev->transport = transport;
 	sdev->netdev = ndev;
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
-	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
-	softrdma_mws_init(sdev);
-	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
+	softrdma_keys_init(sdev);
 	softrdma_ahs_init(sdev);
 	INIT_LIST_HEAD(&sdev->list);
 
@@ -283,6 +278,10 @@ int softrdma_register(const char *name, struct net_device *ndev,
 	ib_set_device_ops(ibdev, &softrdma_common_ops);
 	ibdev->node_type = transport->node_type;
 	ib_set_device_ops(ibdev, transport->ops);
+	/* From here on, ib_dealloc_device() calls softrdma_dealloc_driver(). */
+	ret = softrdma_qpns_init(sdev);
+	if (ret)
+		goto err;
 
 	ret = ib_device_set_netdev(ibdev, ndev, 1);
 	if (ret)

@@ -116,7 +116,9 @@ struct page *softrdma_frmr_page(struct softrdma_mr *mr, u64 iova,
 static struct softrdma_mr *softrdma_frmr_find(struct softrdma_dev *sdev,
 					      struct ib_pd *pd, u32 key)
 {
-	struct softrdma_mr *mr = xa_load(&sdev->mrs, key >> 8);
+	struct softrdma_mr *mr;
+
+	mr = softrdma_key_mr(xa_load(&sdev->keys, softrdma_key_index(key)));
 
 	if (!mr || mr->type != SOFTRDMA_MR_FRMR || mr->ibmr.pd != pd)
 		return NULL;

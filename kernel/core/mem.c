@@ -16,6 +16,20 @@
 
 #include "softrdma.h"
 
+/*
+ * The keys' xarray. Window lookups take its lock in softirq, under
+ * qp->lock: it is taken with softirqs disabled (XA_FLAGS_LOCK_BH), in a
+ * class of its own, not the one every xarray initialised in device.c
+ * shares.
+ */
+static struct lock_class_key softrdma_keys_lock_key;
+
+void softrdma_keys_init(struct softrdma_dev *sdev)
+{
+	xa_init_flags(&sdev->keys, XA_FLAGS_LOCK_BH);
+	lockdep_set_class(&sdev->keys.xa_lock, &softrdma_keys_lock_key);
+}
+
 /* Record the pages of a freshly pinned user MR. */
 int softrdma_mr_init_pages(struct softrdma_mr *mr)
 {
@@ -132,7 +146,7 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 	struct softrdma_mr *mr;
 
 	rcu_read_lock();
-	mr = xa_load(&sdev->mrs, key >> 8);
+	mr = softrdma_key_mr(xa_load(&sdev->keys, softrdma_key_index(key)));
 	if (!mr || mr->ibmr.pd != pd || !softrdma_mr_key_ok(mr, key) ||
 	    !refcount_inc_not_zero(&mr->refs)) {
 		rcu_read_unlock();
@@ -178,26 +192,33 @@ out_put:
 struct softrdma_mr *softrdma_rkey_get(struct softrdma_qp *qp, u32 key,
 				      u64 iova, u64 len, int access, int *err)
 {
-	if (softrdma_key_is_mw(key))
-		return softrdma_mw_get_mr(qp, key, iova, len, access, err);
-	return softrdma_mr_get(qp->sdev, qp->ibqp.pd, key, iova, len, access,
-			       err);
+	struct softrdma_mr *mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, key,
+						 iova, len, access, err);
+
+	/* No MR of the PD by that key: a window's, perhaps. */
+	if (!mr && *err == -ENOENT)
+		mr = softrdma_mw_get_mr(qp, key, iova, len, access, err);
+	return mr;
 }
 
 /**
- * softrdma_local_inv - carry out a local invalidate WQE
- * @qp: the QP it was posted to
- * @key: the key to invalidate
+ * softrdma_key_invalidate - invalidate a key, locally or for a peer
+ * @qp: the QP the invalidation came through
+ * @key: the key
+ * @remote: a SEND with Invalidate, else a local invalidate WQE
  *
- * Only type 2 memory windows are invalidated yet; any other key is not.
+ * Only a fast-registration MR of @qp's PD and a type 2 window (remotely:
+ * one bound through @qp) are invalidated.
  *
- * Return: 0, or -EINVAL.
+ * Return: 0, or -errno.
  */
-int softrdma_local_inv(struct softrdma_qp *qp, u32 key)
+int softrdma_key_invalidate(struct softrdma_qp *qp, u32 key, bool remote)
 {
-	if (softrdma_key_is_mw(key))
-		return softrdma_mw_invalidate(qp, key, false);
-	return -EINVAL;
+	int ret = softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
+
+	if (ret == -ENOENT)
+		ret = softrdma_mw_invalidate(qp, key, remote);
+	return ret;
 }
 
 /**

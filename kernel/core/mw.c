@@ -3,11 +3,12 @@
  * Memory windows (IBTA Vol. 1 10.6.7): allocation, binding and
  * invalidation, and the lookup of an rkey that names a window.
  *
- * A window's key index lies at or above SOFTRDMA_MW_INDEX_BASE, in its own
- * xarray. A lookup holds the xarray's lock until it holds the window's lock,
- * and deallocation erases the window before it takes that lock: whoever
- * holds mw->lock may use the window. Binds and invalidations run in the
- * requester or the responder under qp->lock, so mw->lock nests inside it.
+ * A window's key index is drawn from the one space MRs' are (sdev->keys,
+ * where its entry is tagged SOFTRDMA_KEY_MW). A lookup holds the xarray's
+ * lock until it holds the window's lock, and deallocation erases the
+ * window before it takes that lock: whoever holds mw->lock may use the
+ * window. Binds and invalidations run in the requester or the responder
+ * under qp->lock, so mw->lock nests inside it.
  *
  * Type 1 windows are bound with ibv_bind_mw (the provider marks the WQE
  * SOFTRDMA_WQE_BIND_TYPE1) and are always valid; a zero-length bind leaves
@@ -29,19 +30,6 @@
  */
 #define SOFTRDMA_MW_BIND_ACCESS	(SOFTRDMA_MW_ACCESS | IB_ACCESS_LOCAL_WRITE)
 
-/*
- * The windows' xarray. Its lock is taken in softirq under qp->lock: a class
- * of its own, not the one every xarray initialised in device.c shares
- * (the MRs' lock is taken with softirqs enabled).
- */
-static struct lock_class_key softrdma_mws_key;
-
-void softrdma_mws_init(struct softrdma_dev *sdev)
-{
-	xa_init_flags(&sdev->mws, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
-	lockdep_set_class(&sdev->mws.xa_lock, &softrdma_mws_key);
-}
-
 int softrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
 	struct softrdma_dev *sdev = to_sdev(ibmw->device);
@@ -59,10 +47,9 @@ int softrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	mw->valid = ibmw->type == IB_MW_TYPE_1;
 	/* Stored last: lookups may find it from here on. */
 	ibmw->rkey = get_random_u8();
-	ret = xa_alloc_cyclic_bh(&sdev->mws, &index, mw,
-				 XA_LIMIT(SOFTRDMA_MW_INDEX_BASE,
-					  (1U << 24) - 1),
-				 &sdev->next_mw_index, GFP_KERNEL);
+	ret = softrdma_xa_alloc_random(&sdev->keys, &index,
+				       xa_tag_pointer(mw, SOFTRDMA_KEY_MW),
+				       SOFTRDMA_KEY_INDICES, NULL, 0);
 	if (ret < 0) {
 		atomic_dec(&sdev->num_mws);
 		return ret;
@@ -92,7 +79,7 @@ int softrdma_dealloc_mw(struct ib_mw *ibmw)
 	struct softrdma_dev *sdev = to_sdev(ibmw->device);
 	struct softrdma_mw *mw = to_smw(ibmw);
 
-	xa_erase_bh(&sdev->mws, ibmw->rkey >> 8);
+	xa_erase_bh(&sdev->keys, softrdma_key_index(ibmw->rkey));
 	/* Waits out a lookup that found it before the erase. */
 	spin_lock_bh(&mw->lock);
 	softrdma_mw_unbind(mw);
@@ -112,14 +99,12 @@ static struct softrdma_mw *softrdma_mw_lock(struct softrdma_dev *sdev,
 {
 	struct softrdma_mw *mw;
 
-	if (!softrdma_key_is_mw(key))
-		return NULL;
 	local_bh_disable();
-	xa_lock(&sdev->mws);
-	mw = xa_load(&sdev->mws, key >> 8);
+	xa_lock(&sdev->keys);
+	mw = softrdma_key_mw(xa_load(&sdev->keys, softrdma_key_index(key)));
 	if (mw)
 		spin_lock(&mw->lock);
-	xa_unlock(&sdev->mws);
+	xa_unlock(&sdev->keys);
 	if (!mw) {
 		local_bh_enable();
 		return NULL;
@@ -151,7 +136,7 @@ static int softrdma_mw_bind_check(struct softrdma_qp *qp,
 	if (mw->ibmw.pd != qp->ibqp.pd)
 		return -EINVAL;
 	/* The new key keeps the index; its 8-bit key changes. */
-	if (new_rkey >> 8 != mw->ibmw.rkey >> 8 ||
+	if (softrdma_key_index(new_rkey) != softrdma_key_index(mw->ibmw.rkey) ||
 	    (u8)new_rkey == (u8)mw->ibmw.rkey)
 		return -EINVAL;
 	if (access & ~SOFTRDMA_MW_BIND_ACCESS)

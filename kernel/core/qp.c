@@ -14,8 +14,26 @@
 
 #include "softrdma.h"
 
+/*
+ * QP numbers are drawn at random from [SOFTRDMA_QPN_MIN, SOFTRDMA_QPN_MAX):
+ * a peer that learns one cannot tell the next from it. QP 0 and 1 are the
+ * SMI's and the GSI's, the rest below 16 are kept free as rdma_rxe keeps
+ * them, and 0xffffff names multicast groups.
+ */
 #define SOFTRDMA_QPN_MIN	16
 #define SOFTRDMA_QPN_MAX	0xffffff
+/*
+ * A destroyed QP's number stays out of the draws until this many more QPs
+ * of the device were destroyed: packets still on their way to the old QP
+ * (a peer's retries, a queue on the wire) must find no QP, not a new one
+ * that took its number. A destroy waits out an RCU grace period
+ * (milliseconds), so QPs destroyed one after another take seconds at the
+ * very least to push a number out; after that, it comes back with a
+ * chance of one in 16.7 million per creation. Counting, not timing, keeps
+ * the quarantine at 16 KiB a device: numbers held for a time would pile up
+ * without bound under a loop of creates and destroys.
+ */
+#define SOFTRDMA_QPN_QUARANTINE	4096
 
 /*
  * The access flags a QP takes. FLUSH_GLOBAL and FLUSH_PERSISTENT let RDMA
@@ -28,6 +46,58 @@
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 				 IB_ACCESS_FLUSH_GLOBAL | \
 				 IB_ACCESS_FLUSH_PERSISTENT)
+
+int softrdma_qpns_init(struct softrdma_dev *sdev)
+{
+	xa_init_flags(&sdev->qps, XA_FLAGS_LOCK_BH);
+	mutex_init(&sdev->qpn_lock);
+	/* Zeros: QP 0 is never drawn, so an empty slot holds nothing back. */
+	sdev->qpn_quarantine = kvcalloc(SOFTRDMA_QPN_QUARANTINE,
+					sizeof(*sdev->qpn_quarantine),
+					GFP_KERNEL);
+	return sdev->qpn_quarantine ? 0 : -ENOMEM;
+}
+
+void softrdma_qpns_destroy(struct softrdma_dev *sdev)
+{
+	WARN_ON(!xa_empty(&sdev->qps));
+	xa_destroy(&sdev->qps);
+	kvfree(sdev->qpn_quarantine);
+	mutex_destroy(&sdev->qpn_lock);
+}
+
+/* Number @qp: at random, with a number no QP has, nor had lately. */
+static int softrdma_qpn_alloc(struct softrdma_dev *sdev,
+			      struct softrdma_qp *qp, u32 *qpn)
+{
+	int ret;
+
+	mutex_lock(&sdev->qpn_lock);
+	ret = softrdma_xa_alloc_random(&sdev->qps, qpn, qp,
+				       XA_LIMIT(SOFTRDMA_QPN_MIN,
+						SOFTRDMA_QPN_MAX - 1),
+				       sdev->qpn_quarantine,
+				       SOFTRDMA_QPN_QUARANTINE);
+	mutex_unlock(&sdev->qpn_lock);
+	return ret;
+}
+
+/*
+ * Take @qpn from the device's QPs; with @quarantine (it was given out),
+ * hold it back from the next draws.
+ */
+static void softrdma_qpn_free(struct softrdma_dev *sdev, u32 qpn,
+			      bool quarantine)
+{
+	mutex_lock(&sdev->qpn_lock);
+	if (quarantine && qpn >= SOFTRDMA_QPN_MIN) {
+		sdev->qpn_quarantine[sdev->qpn_quarantine_next] = qpn;
+		sdev->qpn_quarantine_next = (sdev->qpn_quarantine_next + 1) %
+					    SOFTRDMA_QPN_QUARANTINE;
+	}
+	xa_erase_bh(&sdev->qps, qpn);
+	mutex_unlock(&sdev->qpn_lock);
+}
 
 static u32 softrdma_sq_slot_size(u32 max_sge, u32 max_inline)
 {
@@ -138,13 +208,9 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* The GSI QP is QP 1 of its port (IBTA 10.2.1). */
 	qpn = SOFTRDMA_GSI_QPN;
 	if (init->qp_type == IB_QPT_GSI)
-		ret = xa_insert(&sdev->qps, qpn, qp, GFP_KERNEL);
+		ret = xa_insert_bh(&sdev->qps, qpn, qp, GFP_KERNEL);
 	else
-		ret = xa_alloc_cyclic(&sdev->qps, &qpn, qp,
-				      /* 0xffffff names multicast groups. */
-				      XA_LIMIT(SOFTRDMA_QPN_MIN,
-					       SOFTRDMA_QPN_MAX - 1),
-				      &sdev->next_qpn, GFP_KERNEL);
+		ret = softrdma_qpn_alloc(sdev, qp, &qpn);
 	if (ret < 0)
 		goto err_rq;
 	ibqp->qp_num = qpn;
@@ -172,7 +238,8 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_qpn:
-	xa_erase(&sdev->qps, qpn);
+	/* Nobody was told the number: no quarantine. */
+	softrdma_qpn_free(sdev, qpn, false);
 err_rq:
 	qp->transport->qp_cleanup(qp);
 	softrdma_ring_free(&qp->rq);
@@ -194,7 +261,7 @@ int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct softrdma_qp *qp = to_sqp(ibqp);
 
-	xa_erase(&qp->sdev->qps, ibqp->qp_num);
+	softrdma_qpn_free(qp->sdev, ibqp->qp_num, true);
 	softrdma_poll_del(qp);
 	cancel_work_sync(&qp->kick_work);
 	if (qp->transport->qp_teardown)
@@ -806,28 +873,12 @@ void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
 /* Carry out the local operation @s. Return: its completion status. */
 u32 softrdma_local_op(struct softrdma_qp *qp, struct softrdma_swqe *s)
 {
-	u32 key = s->wqe.imm_data;
-	int ret;
-
 	if (s->wqe.opcode == IB_WR_REG_MR)
 		return softrdma_frmr_reg(qp, s->wqe.rkey, s->wqe.imm_data);
 	if (s->wqe.opcode == IB_WR_BIND_MW)
 		return softrdma_mw_bind(qp, &s->wqe);
-	if (softrdma_key_is_mw(key))
-		ret = softrdma_local_inv(qp, key);
-	else
-		ret = softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
-	return ret ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
-}
-
-/*
- * Invalidate @key for a SEND with Invalidate that arrived on @qp: a type 2
- * window bound through @qp, or a fast-registration MR of its PD.
- * Return: 0 or -errno.
- */
-int softrdma_remote_inv(struct softrdma_qp *qp, u32 key)
-{
-	if (softrdma_key_is_mw(key))
-		return softrdma_mw_invalidate(qp, key, true);
-	return softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
+	/* A local invalidate: the key is in imm_data. */
+	if (softrdma_key_invalidate(qp, s->wqe.imm_data, false))
+		return IB_WC_LOC_QP_OP_ERR;
+	return IB_WC_SUCCESS;
 }

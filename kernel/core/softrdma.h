@@ -30,10 +30,12 @@
 #define SOFTRDMA_MAX_MR_SIZE	BIT_ULL(40)
 #define SOFTRDMA_MAX_MW		0x10000
 /*
- * Key indices (a key's upper 24 bits) from SOFTRDMA_MW_INDEX_BASE on name
- * memory windows, those below it MRs: one look at a key tells which.
+ * A key (lkey, rkey, STag) is a 24-bit index, drawn at random from one
+ * space for MRs and memory windows (sdev->keys), and an 8-bit key the
+ * consumer may change (fast registration, window binds). Index 0 is never
+ * given: no key is 0.
  */
-#define SOFTRDMA_MW_INDEX_BASE	BIT(23)
+#define SOFTRDMA_KEY_INDICES	XA_LIMIT(1, 0xffffff)
 #define SOFTRDMA_MAX_SGE	32
 #define SOFTRDMA_MAX_QP_WR	16384
 #define SOFTRDMA_GID_TABLE_LEN	32
@@ -84,13 +86,12 @@ struct softrdma_dev {
 	struct list_head list;		/* in softrdma_devices (RCU) */
 	bool unregistering;
 
-	struct xarray mrs;		/* key index -> softrdma_mr */
-	u32 next_mr_index;
-	struct xarray mws;		/* key index -> softrdma_mw (mw.c) */
-	u32 next_mw_index;
+	struct xarray keys;		/* key index -> MR or window (mem.c) */
 	atomic_t num_mws;
 	struct xarray qps;		/* QP number -> softrdma_qp */
-	u32 next_qpn;
+	struct mutex qpn_lock;		/* numbering QPs, the quarantine */
+	u32 *qpn_quarantine;		/* QP numbers held back (qp.c) */
+	u32 qpn_quarantine_next;
 	atomic_t num_qps;
 	atomic_t num_pds;
 	atomic_t num_cqs;
@@ -361,9 +362,28 @@ static inline struct softrdma_mw *to_smw(struct ib_mw *ibmw)
 	return container_of(ibmw, struct softrdma_mw, ibmw);
 }
 
-static inline bool softrdma_key_is_mw(u32 key)
+static inline u32 softrdma_key_index(u32 key)
 {
-	return (key >> 8) >= SOFTRDMA_MW_INDEX_BASE;
+	return key >> 8;
+}
+
+/* What an entry of sdev->keys names: its xarray pointer tag. */
+enum softrdma_key_kind {
+	SOFTRDMA_KEY_MR = 0,
+	SOFTRDMA_KEY_MW = 1,
+};
+
+/* The MR @entry of sdev->keys names, or NULL. */
+static inline struct softrdma_mr *softrdma_key_mr(void *entry)
+{
+	return xa_pointer_tag(entry) == SOFTRDMA_KEY_MR ? entry : NULL;
+}
+
+/* The window @entry of sdev->keys names, or NULL. */
+static inline struct softrdma_mw *softrdma_key_mw(void *entry)
+{
+	return xa_pointer_tag(entry) == SOFTRDMA_KEY_MW ?
+	       xa_untag_pointer(entry) : NULL;
 }
 
 static inline struct softrdma_ucontext *to_suc(struct ib_ucontext *ibuc)
@@ -389,6 +409,8 @@ int softrdma_cq_post(struct softrdma_cq *cq, const struct softrdma_cqe *cqe,
 		     bool solicited);
 
 /* qp.c */
+int softrdma_qpns_init(struct softrdma_dev *sdev);
+void softrdma_qpns_destroy(struct softrdma_dev *sdev);
 int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		       struct ib_udata *udata);
 int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
@@ -477,7 +499,6 @@ void softrdma_qp_enter_sqe(struct softrdma_qp *qp);
 void softrdma_qp_flush_sq(struct softrdma_qp *qp);
 void softrdma_sq_complete(struct softrdma_qp *qp, u32 idx, u32 status);
 u32 softrdma_local_op(struct softrdma_qp *qp, struct softrdma_swqe *s);
-int softrdma_remote_inv(struct softrdma_qp *qp, u32 key);
 bool softrdma_recv_take(struct softrdma_qp *qp);
 void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
 			    bool solicited);
@@ -548,10 +569,10 @@ bool softrdma_kva_ok(u64 addr, u64 len);
 u32 softrdma_wc_opcode(u32 wr_opcode);
 struct softrdma_mr *softrdma_rkey_get(struct softrdma_qp *qp, u32 key,
 				      u64 iova, u64 len, int access, int *err);
-int softrdma_local_inv(struct softrdma_qp *qp, u32 key);
+int softrdma_key_invalidate(struct softrdma_qp *qp, u32 key, bool remote);
+void softrdma_keys_init(struct softrdma_dev *sdev);
 
 /* mw.c */
-void softrdma_mws_init(struct softrdma_dev *sdev);
 int softrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int softrdma_dealloc_mw(struct ib_mw *ibmw);
 u32 softrdma_mw_bind(struct softrdma_qp *qp,

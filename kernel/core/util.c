@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Pure helpers: MTU, ring index arithmetic, GID derivation.
+ * Helpers with no device state: MTU, ring index arithmetic, GID
+ * derivation, random numbering.
  */
 #include <linux/log2.h>
+#include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/errno.h>
 
@@ -75,4 +78,97 @@ void softrdma_gid_from_mac(union ib_gid *gid, const u8 *mac)
 {
 	memset(gid, 0, sizeof(*gid));
 	memcpy(gid->raw, mac, 6);
+}
+
+/* Random draws before softrdma_xa_alloc_random() searches in order. */
+#define SOFTRDMA_ID_DRAWS	16
+
+static bool softrdma_id_avoided(u32 id, const u32 *avoid,
+				unsigned int navoid)
+{
+	unsigned int i;
+
+	for (i = 0; i < navoid; i++)
+		if (avoid[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * Store @entry at the first index of [@from, @to] that is free and not
+ * avoided. Return: 0, -EBUSY if there is none, or -ENOMEM.
+ */
+static int softrdma_xa_insert_first(struct xarray *xa, u32 *id, void *entry,
+				    u32 from, u32 to, const u32 *avoid,
+				    unsigned int navoid)
+{
+	u64 i = from;
+	int ret;
+
+	while (i <= to) {
+		unsigned long used = i;
+
+		/* [i, used) is free; used holds an entry, or lies past @to. */
+		if (!xa_find(xa, &used, to, XA_PRESENT))
+			used = (unsigned long)to + 1;
+		for (; i < used; i++) {
+			if (softrdma_id_avoided(i, avoid, navoid))
+				continue;
+			ret = xa_insert_bh(xa, i, entry, GFP_KERNEL);
+			if (ret != -EBUSY) {
+				if (!ret)
+					*id = i;
+				return ret;
+			}
+		}
+		i = (u64)used + 1;
+		cond_resched();
+	}
+	return -EBUSY;
+}
+
+/**
+ * softrdma_xa_alloc_random - store an entry at a random free index
+ * @xa: the xarray; its lock is taken with softirqs disabled
+ *	(XA_FLAGS_LOCK_BH)
+ * @id: set to the index the entry went to
+ * @entry: the entry, not NULL
+ * @limit: the indices to choose from (fewer than 2^32)
+ * @avoid: indices not to choose even when free, or NULL; the caller keeps
+ *	   them from changing meanwhile
+ * @navoid: how many @avoid holds
+ *
+ * Keys and QP numbers are numbered this way, so that one seen tells
+ * nothing of the next: each free index of @limit is as likely as another,
+ * whatever was chosen before. Only where @limit is so full that
+ * SOFTRDMA_ID_DRAWS random indices were all taken does it take the first
+ * free index after the last one drawn, so that a nearly full range is
+ * filled to the last index all the same.
+ *
+ * Return: 0, -EBUSY if no index is free, or -ENOMEM.
+ */
+int softrdma_xa_alloc_random(struct xarray *xa, u32 *id, void *entry,
+			     struct xa_limit limit, const u32 *avoid,
+			     unsigned int navoid)
+{
+	u32 draw = limit.min;
+	int i, ret;
+
+	for (i = 0; i < SOFTRDMA_ID_DRAWS; i++) {
+		draw = get_random_u32_inclusive(limit.min, limit.max);
+		if (softrdma_id_avoided(draw, avoid, navoid))
+			continue;
+		ret = xa_insert_bh(xa, draw, entry, GFP_KERNEL);
+		if (ret != -EBUSY) {
+			if (!ret)
+				*id = draw;
+			return ret;
+		}
+	}
+	ret = softrdma_xa_insert_first(xa, id, entry, draw, limit.max, avoid,
+				       navoid);
+	if (ret == -EBUSY && draw > limit.min)
+		ret = softrdma_xa_insert_first(xa, id, entry, limit.min,
+					       draw - 1, avoid, navoid);
+	return ret;
 }

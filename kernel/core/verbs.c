@@ -10,8 +10,6 @@
 
 #include "softrdma.h"
 
-#define SOFTRDMA_MR_INDEX_MAX	(SOFTRDMA_MW_INDEX_BASE - 1)
-
 static int softrdma_alloc_ucontext(struct ib_ucontext *ibuc,
 				   struct ib_udata *udata)
 {
@@ -261,7 +259,7 @@ static int softrdma_req_notify_cq(struct ib_cq *ibcq,
 	return ret;
 }
 
-/* Allocate the key of @mr: a random 8-bit tag over a cyclic index. */
+/* Allocate the key of @mr: a random index, a random 8-bit key. */
 int softrdma_mr_keys(struct softrdma_dev *sdev, struct softrdma_mr *mr)
 {
 	u32 index;
@@ -271,15 +269,15 @@ int softrdma_mr_keys(struct softrdma_dev *sdev, struct softrdma_mr *mr)
 		atomic_dec(&sdev->num_mrs);
 		return -ENOMEM;
 	}
-	ret = xa_alloc_cyclic(&sdev->mrs, &index, mr,
-			      XA_LIMIT(1, SOFTRDMA_MR_INDEX_MAX),
-			      &sdev->next_mr_index, GFP_KERNEL);
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->released);
+	ret = softrdma_xa_alloc_random(&sdev->keys, &index,
+				       xa_tag_pointer(mr, SOFTRDMA_KEY_MR),
+				       SOFTRDMA_KEY_INDICES, NULL, 0);
 	if (ret < 0) {
 		atomic_dec(&sdev->num_mrs);
 		return ret;
 	}
-	refcount_set(&mr->refs, 1);
-	init_completion(&mr->released);
 	mr->ibmr.lkey = index << 8 | get_random_u8();
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	return 0;
@@ -288,7 +286,7 @@ int softrdma_mr_keys(struct softrdma_dev *sdev, struct softrdma_mr *mr)
 static void softrdma_mr_drop_keys(struct softrdma_dev *sdev,
 				  struct softrdma_mr *mr)
 {
-	xa_erase(&sdev->mrs, mr->ibmr.lkey >> 8);
+	xa_erase_bh(&sdev->keys, softrdma_key_index(mr->ibmr.lkey));
 	atomic_dec(&sdev->num_mrs);
 	/* No new access can find it now; wait out those in flight. */
 	softrdma_mr_quiesce(mr);

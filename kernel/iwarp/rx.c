@@ -292,7 +292,7 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 		 * fast-registration MRs of its PD may be invalidated remotely
 		 * (RFC 5040 6.10).
 		 */
-		if (softrdma_remote_inv(qp, inv_stag)) {
+		if (softrdma_key_invalidate(qp, inv_stag, true)) {
 			softrdma_iw_complete_recv(qp, IB_WC_REM_INV_REQ_ERR,
 						  qp->resp.roff, false);
 			softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,

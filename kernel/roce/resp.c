@@ -619,7 +619,7 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, struct sk_buff *skb)
 			 * windows bound through the QP may be invalidated
 			 * remotely.
 			 */
-			if (softrdma_remote_inv(qp, rkey)) {
+			if (softrdma_key_invalidate(qp, rkey, true)) {
 				softrdma_resp_complete_recv(qp,
 							    IB_WC_REM_INV_REQ_ERR,
 							    IB_WC_RECV,

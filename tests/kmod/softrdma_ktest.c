@@ -9,6 +9,7 @@
  * mismatch is reported with pr_err and fails the load. Everything the test
  * made is released on every path.
  */
+#include <linux/bitops.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/inet.h>
@@ -1028,6 +1029,106 @@ out:
 	return ret;
 }
 
+#define KT_KEYS		64
+
+/* How many of the 16 equal parts of the 24-bit range key indices fall in. */
+static int kt_key_parts(const u32 *keys, int n)
+{
+	u16 parts = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		parts |= BIT(keys[i] >> 28);
+	return hweight16(parts);
+}
+
+/* The most times one step between consecutive values occurs. */
+static int kt_most_repeated_step(const u32 *v, int n)
+{
+	int i, j, most = 0;
+
+	for (i = 1; i < n; i++) {
+		int times = 0;
+
+		for (j = 1; j < n; j++)
+			times += v[j] - v[j - 1] == v[i] - v[i - 1];
+		most = max(most, times);
+	}
+	return most;
+}
+
+/*
+ * @keys of @n MRs made one after the other: random 24-bit indices, spread
+ * over at least 10 of 16 parts of the range, no step between consecutive
+ * keys or indices three times (64 random values: a chance of about 1 in
+ * 10^9; a counter repeats its step every time).
+ */
+static int kt_check_keys(const char *what, const u32 *keys, int n)
+{
+	u32 idx[KT_KEYS];
+	int i;
+
+	for (i = 0; i < n; i++)
+		idx[i] = keys[i] >> 8;
+	if (KT_BAD(kt_key_parts(keys, n) >= 10, "%s: %d of 16 parts", what,
+		   kt_key_parts(keys, n)) ||
+	    KT_BAD(kt_most_repeated_step(keys, n) <= 2, "%s: keys", what) ||
+	    KT_BAD(kt_most_repeated_step(idx, n) <= 2, "%s: indices", what))
+		return -EIO;
+	return 0;
+}
+
+struct kt_keys {
+	struct ib_pd *pd[KT_KEYS];	/* each with a DMA MR: local_dma_lkey */
+	struct ib_mr *fr[KT_KEYS];
+	u32 dma_key[KT_KEYS];
+	u32 fr_key[KT_KEYS];
+};
+
+/*
+ * Kernel DMA MRs (a PD's local_dma_lkey: softrdma has no device-wide
+ * one) and fast-registration MRs get random keys too; their key byte
+ * turns as ib_update_fast_reg_key() says (frmr_write, local_inv).
+ */
+static int kt_test_keys(void)
+{
+	struct kt_keys *k = kzalloc(sizeof(*k), GFP_KERNEL);
+	int i, ret = 0;
+
+	if (!k)
+		return -ENOMEM;
+	for (i = 0; i < KT_KEYS && !ret; i++) {
+		k->pd[i] = ib_alloc_pd(kt_a.dev, 0);
+		if (IS_ERR(k->pd[i])) {
+			ret = KT_FAIL("ib_alloc_pd: %ld", PTR_ERR(k->pd[i]));
+			k->pd[i] = NULL;
+			break;
+		}
+		k->dma_key[i] = k->pd[i]->local_dma_lkey;
+		k->fr[i] = ib_alloc_mr(kt_a.pd, IB_MR_TYPE_MEM_REG, 1);
+		if (IS_ERR(k->fr[i])) {
+			ret = KT_FAIL("ib_alloc_mr: %ld", PTR_ERR(k->fr[i]));
+			k->fr[i] = NULL;
+			break;
+		}
+		k->fr_key[i] = k->fr[i]->rkey;
+		if (KT_BAD(k->fr[i]->lkey == k->fr_key[i], "%#x", k->fr_key[i]))
+			ret = -EIO;
+	}
+	if (!ret)
+		ret = kt_check_keys("DMA MRs", k->dma_key, KT_KEYS);
+	if (!ret)
+		ret = kt_check_keys("fast-registration MRs", k->fr_key, KT_KEYS);
+	for (i = 0; i < KT_KEYS; i++) {
+		if (k->fr[i])
+			ib_dereg_mr(k->fr[i]);
+		if (k->pd[i])
+			ib_dealloc_pd(k->pd[i]);
+	}
+	kfree(k);
+	return ret;
+}
+
 static int kt_run(void)
 {
 	static const struct {
@@ -1049,6 +1150,7 @@ static int kt_run(void)
 		{ "send_inv", kt_test_send_inv },
 		{ "flush", kt_test_flush },
 		{ "pooled_cq_and_drain", kt_test_pooled_cq_and_drain },
+		{ "keys", kt_test_keys },
 	};
 	int i, ret;
 

@@ -79,12 +79,106 @@ static void gid_from_mac_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, gid.raw[i], 0);
 }
 
+/* Every index of a small range, each once; then -EBUSY; then the freed one. */
+static void xa_alloc_random_fills_test(struct kunit *test)
+{
+	struct xarray xa;
+	u32 id, i;
+
+	xa_init_flags(&xa, XA_FLAGS_LOCK_BH);
+	for (i = 0; i < 64; i++) {
+		KUNIT_ASSERT_EQ(test, softrdma_xa_alloc_random(&xa, &id,
+							       xa_mk_value(i),
+							       XA_LIMIT(1, 64),
+							       NULL, 0), 0);
+		KUNIT_EXPECT_GE(test, id, 1U);
+		KUNIT_EXPECT_LE(test, id, 64U);
+		KUNIT_EXPECT_PTR_EQ(test, xa_load(&xa, id), xa_mk_value(i));
+	}
+	for (i = 1; i <= 64; i++)
+		KUNIT_EXPECT_TRUE(test, xa_is_value(xa_load(&xa, i)));
+	KUNIT_EXPECT_EQ(test, softrdma_xa_alloc_random(&xa, &id, xa_mk_value(0),
+						       XA_LIMIT(1, 64), NULL, 0),
+			-EBUSY);
+	xa_erase_bh(&xa, 40);
+	KUNIT_EXPECT_EQ(test, softrdma_xa_alloc_random(&xa, &id, xa_mk_value(0),
+						       XA_LIMIT(1, 64), NULL, 0),
+			0);
+	KUNIT_EXPECT_EQ(test, id, 40U);
+	xa_destroy(&xa);
+}
+
+/* Indices to avoid (QP numbers in quarantine) are never given, even last. */
+static void xa_alloc_random_avoids_test(struct kunit *test)
+{
+	static const u32 avoid[] = { 0, 16, 17, 23, 31 };
+	struct xarray xa;
+	u32 id, i, j;
+
+	xa_init_flags(&xa, XA_FLAGS_LOCK_BH);
+	for (i = 0; i < 12; i++) {
+		KUNIT_ASSERT_EQ(test, softrdma_xa_alloc_random(&xa, &id,
+							       xa_mk_value(i),
+							       XA_LIMIT(16, 31),
+							       avoid,
+							       ARRAY_SIZE(avoid)),
+				0);
+		for (j = 0; j < ARRAY_SIZE(avoid); j++)
+			KUNIT_EXPECT_NE(test, id, avoid[j]);
+	}
+	KUNIT_EXPECT_EQ(test, softrdma_xa_alloc_random(&xa, &id, xa_mk_value(0),
+						       XA_LIMIT(16, 31), avoid,
+						       ARRAY_SIZE(avoid)),
+			-EBUSY);
+	for (j = 1; j < ARRAY_SIZE(avoid); j++)
+		KUNIT_EXPECT_NULL(test, xa_load(&xa, avoid[j]));
+	xa_destroy(&xa);
+}
+
+/*
+ * 1024 indices of the 24-bit key space: all 16 parts of the range hit (a
+ * part missed: a chance of 10^-27), and no step between consecutive ones
+ * three times (about 1 in 10^6; a counter repeats its step every time).
+ */
+static void xa_alloc_random_spread_test(struct kunit *test)
+{
+	const u32 n = 1024;
+	u32 *ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+	u32 i, j, parts = 0, most = 0;
+	struct xarray xa;
+
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	xa_init_flags(&xa, XA_FLAGS_LOCK_BH);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, softrdma_xa_alloc_random(&xa, &ids[i],
+							       xa_mk_value(i),
+							       XA_LIMIT(1, 0xffffff),
+							       NULL, 0), 0);
+		KUNIT_EXPECT_GE(test, ids[i], 1U);
+		KUNIT_EXPECT_LE(test, ids[i], 0xffffffU);
+		parts |= BIT(ids[i] >> 20);
+	}
+	KUNIT_EXPECT_EQ(test, hweight32(parts), 16);
+	for (i = 1; i < n; i++) {
+		u32 times = 0;
+
+		for (j = 1; j < n; j++)
+			times += ids[j] - ids[j - 1] == ids[i] - ids[i - 1];
+		most = max(most, times);
+	}
+	KUNIT_EXPECT_LE(test, most, 2U);
+	xa_destroy(&xa);
+}
+
 static struct kunit_case softrdma_util_cases[] = {
 	KUNIT_CASE(mtu_roce_test),
 	KUNIT_CASE(mtu_iwarp_test),
 	KUNIT_CASE(ring_slots_test),
 	KUNIT_CASE(ring_used_test),
 	KUNIT_CASE(gid_from_mac_test),
+	KUNIT_CASE(xa_alloc_random_fills_test),
+	KUNIT_CASE(xa_alloc_random_avoids_test),
+	KUNIT_CASE(xa_alloc_random_spread_test),
 	{}
 };
 
