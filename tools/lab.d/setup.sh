@@ -26,9 +26,10 @@ procps iputils-ping ethtool strace less gdb"
 # rebuilds) what the stages after root-packages made from the root.
 ULP_PKGS="nfs-kernel-server ucx-utils openmpi-bin libopenmpi-dev"
 # What tools/lab bench compares softrdma with on the wire: the kernel's TCP
-# (iperf3 for bandwidth, sockperf for a busy-polling ping-pong). The last
-# stage: adding one rebuilds nothing.
-BENCH_PKGS="iperf3 sockperf"
+# (iperf3 for bandwidth, sockperf for a busy-polling ping-pong); and perf,
+# which samples the guest's CPUs for Documentation/performance.rst's
+# profiles (the guest has no PMU: cpu-clock). Adding one rebuilds nothing.
+BENCH_PKGS="iperf3 sockperf linux-perf"
 
 STAMPS=$SOFTRDMA_LAB/stamps
 [ $check = 1 ] || mkdir -p "$SOFTRDMA_LAB" "$LAB_LOGS" "$STAMPS"

@@ -97,19 +97,21 @@ if [ ${#pats[@]} -eq 0 ]; then
 	fi
 fi
 
-# guest_layer LAYER KERNEL [RUN_OPTION...]: the layer's tests (those
-# selected) in a guest (tools/lab run with KERNEL and RUN_OPTIONs).
-guest_layer() {
-	local layer=$1 kernel=$2 rc
+# guest_run LAYER KERNEL [RUN_OPTION...] -- RUNNER_ARG...: one guest
+# (tools/lab run with KERNEL and the RUN_OPTIONs) runs the tests the
+# RUNNER_ARGs select, its results in LAYER's files; its PASS/FAIL lines
+# are counted, and a guest that wrote none, or whose kernel reported a
+# problem, is a failure of its own.
+guest_run() {
+	local layer=$1 kernel=$2 opts=() rc
 	shift 2
-	if [ ${#pats[@]} -gt 0 ] &&
-		[ -z "$("$RUNNER" --list --layer "$layer" "${pats[@]}" 2>/dev/null)" ]; then
-		say "no selected test in the $layer layer"
-		return 0
-	fi
-	"$LAB_REPO/tools/lab" run --kernel "$kernel" --share "$res" "$@" -- \
-		"$RUNNER" --layer "$layer" --out "$res/$layer.txt" --ktap "$res/$layer.ktap" \
-		${pats[@]+"${pats[@]}"}
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	"$LAB_REPO/tools/lab" run --kernel "$kernel" --share "$res" ${opts[@]+"${opts[@]}"} -- \
+		"$RUNNER" --out "$res/$layer.txt" --ktap "$res/$layer.ktap" "$@"
 	rc=$?
 	tally "$res/$layer.txt"
 	case $rc in
@@ -118,10 +120,23 @@ guest_layer() {
 	esac
 }
 
+# guest_layer LAYER KERNEL [RUN_OPTION...]: the layer's tests (those
+# selected) in a guest.
+guest_layer() {
+	local layer=$1 kernel=$2
+	shift 2
+	if [ ${#pats[@]} -gt 0 ] &&
+		[ -z "$("$RUNNER" --list --layer "$layer" "${pats[@]}" 2>/dev/null)" ]; then
+		say "no selected test in the $layer layer"
+		return 0
+	fi
+	guest_run "$layer" "$kernel" "$@" -- --layer "$layer" ${pats[@]+"${pats[@]}"}
+}
+
 # guest_named LAYER KERNEL NAME...: those tests (the ones selected, if
 # names were given) in a guest, whatever their layers.
 guest_named() {
-	local layer=$1 kernel=$2 rc n sel=()
+	local layer=$1 kernel=$2 n sel=()
 	shift 2
 	if [ ${#pats[@]} -gt 0 ]; then
 		for n in "$@"; do
@@ -134,14 +149,7 @@ guest_named() {
 		say "no selected test in the $layer layer"
 		return 0
 	fi
-	"$LAB_REPO/tools/lab" run --kernel "$kernel" --share "$res" -- \
-		"$RUNNER" --out "$res/$layer.txt" --ktap "$res/$layer.ktap" "${sel[@]}"
-	rc=$?
-	tally "$res/$layer.txt"
-	case $rc in
-	0 | 1) [ -s "$res/$layer.txt" ] || ko "$layer.ran" ;;
-	*) ko "$layer.kernel-clean (run exit $rc)" ;;
-	esac
+	guest_run "$layer" "$kernel" -- "${sel[@]}"
 }
 
 # The 7.x layer: devices (and a name taken), the provider, RC on both
