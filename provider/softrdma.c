@@ -518,14 +518,34 @@ static struct ibv_qp *sr_create_qp(struct ibv_pd *pd,
 	return qp ? &qp->vqp.qp : NULL;
 }
 
+/*
+ * The QP's completions not yet polled go from its CQs once the kernel
+ * destroyed or reset it, as mlx5's provider does: a consumer that tears a
+ * connection down frees what its work requests' wr_ids point to
+ * (libfabric's ofi_rxm reposts a receive buffer to its endpoint when it
+ * polls the buffer's completion). The kernel writes no completion for the
+ * QP after either, so nothing comes after the purge.
+ */
+static void sr_qp_purge_cqs(struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
+			    uint32_t qp_num)
+{
+	if (send_cq)
+		softrdma_cq_purge(to_sr_cq(send_cq)->core, qp_num);
+	if (recv_cq && recv_cq != send_cq)
+		softrdma_cq_purge(to_sr_cq(recv_cq)->core, qp_num);
+}
+
 static int sr_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct sr_qp *qp = container_of(ibqp, struct sr_qp, vqp.qp);
+	struct ibv_cq *send_cq = ibqp->send_cq, *recv_cq = ibqp->recv_cq;
+	uint32_t qp_num = ibqp->qp_num;
 	int ret;
 
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	sr_qp_purge_cqs(send_cq, recv_cq, qp_num);
 	softrdma_qp_close(qp->core);
 	free(qp);
 	return 0;
@@ -538,8 +558,11 @@ static int sr_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	int ret;
 
 	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
-	if (!ret && (attr_mask & IBV_QP_STATE))
+	if (!ret && (attr_mask & IBV_QP_STATE)) {
 		softrdma_qp_set_state(to_core_qp(ibqp), attr->qp_state);
+		if (attr->qp_state == IBV_QPS_RESET)
+			sr_qp_purge_cqs(ibqp->send_cq, ibqp->recv_cq, ibqp->qp_num);
+	}
 	return ret;
 }
 

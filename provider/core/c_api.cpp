@@ -48,6 +48,14 @@ extern "C" int softrdma_cq_poll(struct softrdma_cq *cq, int n, struct ibv_wc *wc
 	return cq->cq.poll({wc, static_cast<std::size_t>(n)});
 }
 
+extern "C" void softrdma_cq_purge(struct softrdma_cq *cq, std::uint32_t qp_num)
+{
+	const std::lock_guard guard(cq->lock);
+	// -EIO: the kernel wrote a producer index that cannot be; polling
+	// reports that, nothing to add here.
+	(void)cq->cq.purge(qp_num);
+}
+
 extern "C" int softrdma_qp_type_check(enum ibv_qp_type type, bool iwarp)
 {
 	switch (type) {

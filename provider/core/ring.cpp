@@ -99,6 +99,31 @@ int CqRing::poll(std::span<ibv_wc> out) noexcept
 	return static_cast<int>(n);
 }
 
+int CqRing::purge(std::uint32_t qp_num) noexcept
+{
+	const std::uint32_t prod = ring_.load_producer();
+	const std::uint32_t cons = ring_.load_consumer();
+
+	if (prod - cons > ring_.num_slots())
+		return -EIO;
+	// From the newest to the oldest: each kept entry moves up by the
+	// number of removed ones newer than it, so the kept ones end just
+	// below the producer index, in order.
+	std::uint32_t removed = 0;
+	for (std::uint32_t idx = prod; idx != cons;) {
+		--idx;
+		softrdma_cqe cqe{};
+		std::memcpy(&cqe, ring_.slot(idx).data(), sizeof(cqe));
+		if (cqe.qp_num == qp_num)
+			++removed;
+		else if (removed)
+			std::memcpy(ring_.slot(idx + removed).data(), &cqe, sizeof(cqe));
+	}
+	if (removed)
+		ring_.store_consumer(cons + removed);
+	return static_cast<int>(removed);
+}
+
 int CqRing::load(std::uint32_t idx) noexcept
 {
 	const std::uint32_t prod = ring_.load_producer();

@@ -84,6 +84,14 @@ public:
 	// -EIO if the producer index cannot be right (more entries than slots).
 	int poll(std::span<ibv_wc> out) noexcept;
 
+	// Removes the completions of QP qp_num that wait, keeping the others
+	// in their order: after the kernel destroyed that QP (or reset it),
+	// nothing may poll them (mlx5 does the same). The kernel only writes
+	// beyond the producer index, so the entries moved here are the
+	// consumer's own. Returns how many went, or -EIO if the producer index
+	// cannot be right.
+	int purge(std::uint32_t qp_num) noexcept;
+
 	// True if no completion waits.
 	[[nodiscard]] bool empty() const noexcept
 	{

@@ -35,6 +35,11 @@ struct softrdma_cq *softrdma_cq_open(int cmd_fd,
 void softrdma_cq_close(struct softrdma_cq *cq);
 /* Up to n completions into wc: their count, or a negative errno. */
 int softrdma_cq_poll(struct softrdma_cq *cq, int n, struct ibv_wc *wc);
+/*
+ * Drop the completions of QP qp_num not yet polled, once the kernel
+ * destroyed or reset it: their work requests' owners may be gone.
+ */
+void softrdma_cq_purge(struct softrdma_cq *cq, uint32_t qp_num);
 
 /*
  * The extended CQ (ibv_cq_ex): check what create_cq_ex asks for (0 or

@@ -101,6 +101,52 @@ TEST(CqRing, CorruptProducerIsAnError)
 	EXPECT_EQ(r.hdr().consumer, 0U);
 }
 
+// The completions of one QP go, the others stay in order, across the
+// 32-bit wrap of the indices; the kernel may go on producing after.
+TEST(CqRing, PurgeDropsOneQpKeepsOrder)
+{
+	FakeCqRing r(8);
+	r.hdr().producer = 0xfffffffdU;
+	r.hdr().consumer = 0xfffffffdU;
+	softrdma::CqRing cq(*softrdma::RingView::make(r.bytes(), 8, SOFTRDMA_CQE_SIZE));
+	// wr_ids 1..7, QP 99 on 1, 3, 4 and 7.
+	for (std::uint64_t i = 1; i <= 7; ++i) {
+		softrdma_cqe c = make_cqe(i);
+		if (i == 1 || i == 3 || i == 4 || i == 7)
+			c.qp_num = 99;
+		r.produce(c);
+	}
+	EXPECT_EQ(cq.purge(98), 0);
+	EXPECT_EQ(r.hdr().consumer, 0xfffffffdU);
+	EXPECT_EQ(cq.purge(99), 4);
+	EXPECT_EQ(r.hdr().consumer, 0xfffffffdU + 4);
+	EXPECT_EQ(cq.purge(99), 0);
+	r.produce(make_cqe(8));
+	std::array<ibv_wc, 8> wc{};
+	ASSERT_EQ(cq.poll(wc), 4);
+	EXPECT_EQ(wc[0].wr_id, 2U);
+	EXPECT_EQ(wc[1].wr_id, 5U);
+	EXPECT_EQ(wc[2].wr_id, 6U);
+	EXPECT_EQ(wc[3].wr_id, 8U);
+	for (std::size_t i = 0; i < 4; ++i)
+		EXPECT_EQ(wc.at(i).qp_num, 17U);
+	EXPECT_TRUE(cq.empty());
+}
+
+TEST(CqRing, PurgeOfEveryEntryEmptiesTheRing)
+{
+	FakeCqRing r(4);
+	softrdma::CqRing cq(*softrdma::RingView::make(r.bytes(), 4, SOFTRDMA_CQE_SIZE));
+	for (std::uint64_t i = 1; i <= 4; ++i)
+		r.produce(make_cqe(i));
+	EXPECT_EQ(cq.purge(17), 4);
+	EXPECT_EQ(r.hdr().consumer, 4U);
+	EXPECT_TRUE(cq.empty());
+	r.hdr().producer = 9; // five entries in a ring of four
+	EXPECT_EQ(cq.purge(17), -EIO);
+	EXPECT_EQ(r.hdr().consumer, 4U);
+}
+
 TEST(CqeToWc, MapsFlagsAndImmediate)
 {
 	softrdma_cqe c = make_cqe(7);
