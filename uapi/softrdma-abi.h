@@ -105,7 +105,13 @@ struct softrdma_cqe {
 };
 
 #define SOFTRDMA_CQE_SIZE 64
-#define SOFTRDMA_MAX_CQE 65536
+/*
+ * As many CQEs as siw takes (3.2 million), rounded to a power of two: a
+ * program sizes its CQs by the device's max_cqe no more than by its own
+ * needs (libfabric's ofi_rxm asks its MSG provider for one entry per
+ * transmit and receive slot of 1024 peers: 262144 at its defaults).
+ */
+#define SOFTRDMA_MAX_CQE (1U << 22)
 
 /* Response of the ucontext allocation (driver data after the uverbs one). */
 struct softrdma_alloc_ucontext_resp {
