@@ -33,10 +33,11 @@ UDTEST=$REPO/build/user/verbs_ud
 EXTRAS=$REPO/build/user/verbs_extras
 FLUSHTEST=$REPO/build/user/verbs_flush
 CMTEST=$REPO/build/user/verbs_cm
+RESTATE=$REPO/build/user/verbs_restate
 PERF=$REPO/tests/vm/perftest.sh
 # For the tests and helpers sourced with this file (and their children).
 export P_RPING P_AUX P_AUX2 P_IWCONF P_UCMA P_PINGPONG P_SENDBW
-export SMOKE QPTEST RCTEST IWTEST IWEXT ATOMIC MWTEST SRQTEST UDTEST EXTRAS FLUSHTEST CMTEST PERF
+export SMOKE QPTEST RCTEST IWTEST IWEXT ATOMIC MWTEST SRQTEST UDTEST EXTRAS FLUSHTEST CMTEST RESTATE PERF
 
 # wait_listen NS PORT: wait up to 20 s until a TCP socket listens on PORT
 # in netns NS ("-" for the initial one): the pingpong servers, and rdma_cm
