@@ -105,7 +105,13 @@ struct softrdma_cqe {
 };
 
 #define SOFTRDMA_CQE_SIZE 64
-#define SOFTRDMA_MAX_CQE 65536
+/*
+ * As many CQEs as siw takes (3.2 million), rounded up to a power of two:
+ * programs size CQs by their own needs, not by max_cqe (libfabric's
+ * ofi_rxm asks its MSG provider for one entry per transmit and receive
+ * slot of 1024 peers: 262144 at its defaults).
+ */
+#define SOFTRDMA_MAX_CQE 0x400000	/* 4M */
 
 /* Response of the ucontext allocation (driver data after the uverbs one). */
 struct softrdma_alloc_ucontext_resp {

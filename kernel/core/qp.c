@@ -597,6 +597,20 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->qp_access_flags = a->access;
 	attr->qkey = a->qkey;
 	attr->port_num = 1;
+	/*
+	 * A connected QP's address vector over RoCE, as modify takes it: a
+	 * program may move the QP back to RTR with what query reported.
+	 */
+	if (rdma_protocol_roce(ibqp->device, 1) &&
+	    (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)) {
+		struct rdma_ah_attr *ah = &attr->ah_attr;
+
+		ah->type = RDMA_AH_ATTR_TYPE_ROCE;
+		rdma_ah_set_port_num(ah, 1);
+		rdma_ah_set_grh(ah, &a->dgid, a->flow_label, a->sgid_index,
+				a->hop_limit, a->traffic_class);
+		memcpy(ah->roce.dmac, a->dmac, ETH_ALEN);
+	}
 	mutex_unlock(&qp->state_lock);
 
 	attr->cap.max_send_wr = qp->sq.num_slots;

@@ -31,6 +31,12 @@ int softrdma_iw_qp_init(struct softrdma_qp *qp)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
 
+	/*
+	 * An RNIC's QP is made Idle, which verbs call INIT (siw's QPs report
+	 * it, rdma-core's tests expect it): receives may be posted at once.
+	 * A modify to RESET still empties the queues and reports RESET.
+	 */
+	qp->state = IB_QPS_INIT;
 	INIT_WORK(&iw->tx_work, softrdma_iw_tx_work);
 	INIT_WORK(&iw->rx_work, softrdma_iw_rx_work);
 	mutex_init(&iw->tx_mutex);

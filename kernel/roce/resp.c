@@ -421,8 +421,9 @@ static void softrdma_resp_complete_inv(struct softrdma_qp *qp, u32 byte_len,
  * Place @len bytes of @skb's payload, from @p (in its linear part) on:
  * into the receive WQE (@send) or where the RDMA WRITE has got to. A
  * burst by reference (req.c) has them in pieces after its headers.
- * Return: 0; -EINVAL if the receive WQE cannot hold them, -EACCES if the
- * WRITE's rkey does not grant them.
+ * Return: 0; -EINVAL if the receive WQE cannot hold them, another error
+ * of softrdma_sge_copy() if its own keys do not grant them (a local
+ * protection error), -EACCES if the WRITE's rkey does not grant them.
  */
 static int softrdma_resp_place(struct softrdma_qp *qp, struct sk_buff *skb,
 			       u8 *p, u32 len, bool send)
@@ -434,12 +435,11 @@ static int softrdma_resp_place(struct softrdma_qp *qp, struct sk_buff *skb,
 
 	for (;;) {
 		if (send && n) {
-			if (softrdma_sge_copy(qp, qp->resp.rsge,
-					      qp->resp.rwqe.num_sge,
-					      qp->resp.roff, p, n, true,
-					      IB_ACCESS_LOCAL_WRITE))
-				err = -EINVAL;
-			else
+			err = softrdma_sge_copy(qp, qp->resp.rsge,
+						qp->resp.rwqe.num_sge,
+						qp->resp.roff, p, n, true,
+						IB_ACCESS_LOCAL_WRITE);
+			if (!err)
 				qp->resp.roff += n;
 		} else if (n && !softrdma_resp_write_place(qp, p, n)) {
 			err = -EACCES;
@@ -601,11 +601,25 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, struct sk_buff *skb)
 		}
 		if (!qp->resp.in_recv)
 			goto nak_invalid;
-		if (softrdma_resp_place(qp, skb, p, paylen, true)) {
+		err = softrdma_resp_place(qp, skb, p, paylen, true);
+		if (err == -EINVAL) {
+			/* Longer than the receive WQE: the sender's fault. */
 			softrdma_resp_complete_recv(qp, IB_WC_LOC_LEN_ERR,
 						    IB_WC_RECV, 0, false, NULL,
 						    false);
 			goto nak_invalid;
+		}
+		if (err) {
+			/*
+			 * The receive WQE's own keys do not grant its buffers
+			 * (an MR deregistered, or moved to another PD or range
+			 * since): a local protection error here, a Remote
+			 * Operational Error NAK for the sender, as IBTA has it.
+			 */
+			softrdma_resp_complete_recv(qp, IB_WC_LOC_PROT_ERR,
+						    IB_WC_RECV, 0, false, NULL,
+						    false);
+			goto nak_op;
 		}
 		if (inv) {
 			__be32 ieth;
@@ -680,6 +694,10 @@ nak_access:
 	return;
 nak_invalid:
 	softrdma_resp_ack(qp, psn, SOFTRDMA_NAK_INVALID_REQ);
+	softrdma_roce_qp_fail(qp);
+	return;
+nak_op:
+	softrdma_resp_ack(qp, psn, SOFTRDMA_NAK_REMOTE_OP);
 	softrdma_roce_qp_fail(qp);
 }
 

@@ -42,9 +42,11 @@ struct KickTarget {
 // queue another. Errors are errnos, as the verbs return them.
 class Qp {
 public:
-	// iwarp: the QP's device is an iWARP one (see sq_postable()).
+	// iwarp: the QP's device is an iWARP one (see sq_postable()); such a
+	// QP is made in INIT (an RNIC's Idle), as the kernel made it.
 	Qp(SendQueue sq, RecvQueue rq, KickTarget kick, bool iwarp) noexcept
-		: sq_(sq), rq_(rq), kick_(kick), iwarp_(iwarp)
+		: sq_(sq), rq_(rq), kick_(kick), iwarp_(iwarp),
+		  state_(iwarp ? IBV_QPS_INIT : IBV_QPS_RESET)
 	{
 	}
 
@@ -81,7 +83,7 @@ private:
 	RecvQueue rq_;
 	KickTarget kick_;
 	bool iwarp_;
-	std::atomic<int> state_{IBV_QPS_RESET};
+	std::atomic<int> state_;
 	std::mutex sq_lock_; // verbs let several threads post to one QP
 	std::mutex rq_lock_;
 	std::unique_lock<std::mutex> batch_; // sq_lock_, from wr_start()

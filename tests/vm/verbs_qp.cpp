@@ -135,7 +135,15 @@ int main(int argc, char **argv)
 		      ia.cap.max_recv_sge >= 2 && ia.cap.max_inline_data >= 64,
 	      "capabilities at least as asked");
 	const std::uint32_t rq_depth = ia.cap.max_recv_wr;
-	check(state_of(qp) == IBV_QPS_RESET, "new QP in RESET");
+	if (ctx->device->transport_type == IBV_TRANSPORT_IWARP) {
+		// An RNIC makes its QPs Idle: INIT, as siw reports them and
+		// rdma-core's tests expect; RESET is a modify away.
+		check(state_of(qp) == IBV_QPS_INIT, "new iWARP QP in INIT");
+		check_errno(to_state(qp, IBV_QPS_RESET), 0, "INIT -> RESET");
+		check(state_of(qp) == IBV_QPS_RESET, "query_qp: RESET");
+	} else {
+		check(state_of(qp) == IBV_QPS_RESET, "new QP in RESET");
+	}
 
 	std::array<ibv_sge, 3> sge{};
 	ibv_recv_wr rwr{};

@@ -30,6 +30,10 @@ ULP_PKGS="nfs-kernel-server ucx-utils openmpi-bin libopenmpi-dev"
 # which samples the guest's CPUs for Documentation/performance.rst's
 # profiles (the guest has no PMU: cpu-clock). Adding one rebuilds nothing.
 BENCH_PKGS="iperf3 sockperf linux-perf"
+# libfabric's verbs provider and its ping-pong (fi_pingpong, fi_info) for
+# the libfabric tests. A stage of its own, after bench-packages: adding it
+# rebuilds nothing.
+FABRIC_PKGS="libfabric-bin"
 
 STAMPS=$SOFTRDMA_LAB/stamps
 [ $check = 1 ] || mkdir -p "$SOFTRDMA_LAB" "$LAB_LOGS" "$STAMPS"
@@ -415,6 +419,8 @@ stage initramfs "$(key_of "$STOCK" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init"
 [ -f "$SOFTRDMA_LAB/initrd.cpio.gz" ] || { [ $check = 0 ] || exit 1; step initramfs initramfs "$STOCK"; }
 # shellcheck disable=SC2086
 stage bench-packages "$(key_of "$BENCH_PKGS")" extra_packages $BENCH_PKGS
+# shellcheck disable=SC2086
+stage fabric-packages "$(key_of "$FABRIC_PKGS")" extra_packages $FABRIC_PKGS
 if [ ! -x "$SID_ROOT/usr/bin/apt-get" ]; then
 	[ $check = 0 ] || { echo "setup: no sid root yet" >&2; exit 1; }
 	step sid-debootstrap sid_debootstrap

@@ -13,6 +13,7 @@ lib=$(dirname "$0")
 . "$lib/iwarp.sh"
 . "$lib/ulp.sh"
 . "$lib/ucx.sh"
+. "$lib/fabric.sh"
 # shellcheck source=/dev/null
 . "$1"
 set -e

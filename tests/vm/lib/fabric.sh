@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# libfabric (trixie's libfabric-bin: fi_info, fi_pingpong) over its verbs
+# provider: FI_EP_MSG endpoints on verbs itself, FI_EP_RDM ones through
+# ofi_rxm on verbs. The verbs provider finds a device by the netdev named
+# in FI_VERBS_IFACE.
+
+# fi_rows FILE: how many of the six default sizes (64 B to 1 MiB, ten round
+# trips each) FILE reports.
+fi_rows() {
+	grep -c -E '^(64|256|1k|4k|64k|1m) +10 +=10 ' "$1" || true
+}
+
+# fi_pingpong_run EP SRV_NS SRV_IF CLI_NS CLI_IF SRV_IP: one fi_pingpong
+# run, EP msg or rdm, the server in netns SRV_NS ("-": the initial one) on
+# the device of SRV_IF, the client in CLI_NS on CLI_IF's, connecting to
+# SRV_IP. Every default size, 10 round trips each, and -c: each side
+# checks the bytes of every message it receives (a wrong byte ends it
+# with an error before its next size). Both must exit 0 within 150 s and
+# report all six sizes.
+# An RDM side that dies as it closes (ofi_rxm reposting a receive to a
+# closed connection's endpoint, which a completion left in the CQ after
+# its QP was destroyed used to make it do) fails like any other exit.
+fi_pingpong_run() {
+	local ep=$1 sns=$2 sif=$3 cns=$4 cif=$5 ip=$6 prov=verbs spre=() cpre=()
+	local srv rc=0 src=0 t0=$SECONDS crows srows
+	[ "$ep" = rdm ] && prov="verbs;ofi_rxm"
+	[ "$sns" = - ] || spre=(ip netns exec "$sns")
+	[ "$cns" = - ] || cpre=(ip netns exec "$cns")
+	echo "== fi_pingpong -p '$prov' -e $ep: $cif ($cns) to $sif ($sns)"
+	# Line-buffered: each size's report is in the file as the size ends.
+	"${spre[@]}" env FI_VERBS_IFACE="$sif" timeout 150 stdbuf -oL fi_pingpong -p "$prov" \
+		-e "$ep" -c -B "$P_AUX" >"$TEST_TMP"/fi-srv.log 2>&1 &
+	srv=$!
+	wait_listen "$sns" "$P_AUX" || rc=1
+	"${cpre[@]}" env FI_VERBS_IFACE="$cif" timeout 150 stdbuf -oL fi_pingpong -p "$prov" \
+		-e "$ep" -c -P "$P_AUX" "$ip" >"$TEST_TMP"/fi-cli.log 2>&1 || rc=$?
+	wait $srv || src=$?
+	crows=$(fi_rows "$TEST_TMP"/fi-cli.log)
+	srows=$(fi_rows "$TEST_TMP"/fi-srv.log)
+	if [ $rc != 0 ] || [ $src != 0 ] || [ "$crows" != 6 ] || [ "$srows" != 6 ]; then
+		echo "fi_pingpong -e $ep: client exit $rc, $crows of 6 sizes;" \
+			"server exit $src, $srows of 6 sizes"
+		echo "-- client"; cat "$TEST_TMP"/fi-cli.log
+		echo "-- server"; cat "$TEST_TMP"/fi-srv.log
+		return 1
+	fi
+	cat "$TEST_TMP"/fi-cli.log
+	echo "($((SECONDS - t0)) s)"
+}
