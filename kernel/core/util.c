@@ -95,6 +95,23 @@ static bool softrdma_id_avoided(u32 id, const u32 *avoid,
 }
 
 /*
+ * Store @entry at index @idx unless it is avoided or taken.
+ * Return: 0 (and @id set), -EBUSY, or -ENOMEM.
+ */
+static int softrdma_xa_try(struct xarray *xa, u32 *id, void *entry, u32 idx,
+			   const u32 *avoid, unsigned int navoid)
+{
+	int ret;
+
+	if (softrdma_id_avoided(idx, avoid, navoid))
+		return -EBUSY;
+	ret = xa_insert_bh(xa, idx, entry, GFP_KERNEL);
+	if (!ret)
+		*id = idx;
+	return ret;
+}
+
+/*
  * Store @entry at the first index of [@from, @to] that is free and not
  * avoided. Return: 0, -EBUSY if there is none, or -ENOMEM.
  */
@@ -112,14 +129,9 @@ static int softrdma_xa_insert_first(struct xarray *xa, u32 *id, void *entry,
 		if (!xa_find(xa, &used, to, XA_PRESENT))
 			used = (unsigned long)to + 1;
 		for (; i < used; i++) {
-			if (softrdma_id_avoided(i, avoid, navoid))
-				continue;
-			ret = xa_insert_bh(xa, i, entry, GFP_KERNEL);
-			if (ret != -EBUSY) {
-				if (!ret)
-					*id = i;
+			ret = softrdma_xa_try(xa, id, entry, i, avoid, navoid);
+			if (ret != -EBUSY)
 				return ret;
-			}
 		}
 		i = (u64)used + 1;
 		cond_resched();
@@ -156,14 +168,9 @@ int softrdma_xa_alloc_random(struct xarray *xa, u32 *id, void *entry,
 
 	for (i = 0; i < SOFTRDMA_ID_DRAWS; i++) {
 		draw = get_random_u32_inclusive(limit.min, limit.max);
-		if (softrdma_id_avoided(draw, avoid, navoid))
-			continue;
-		ret = xa_insert_bh(xa, draw, entry, GFP_KERNEL);
-		if (ret != -EBUSY) {
-			if (!ret)
-				*id = draw;
+		ret = softrdma_xa_try(xa, id, entry, draw, avoid, navoid);
+		if (ret != -EBUSY)
 			return ret;
-		}
 	}
 	ret = softrdma_xa_insert_first(xa, id, entry, draw, limit.max, avoid,
 				       navoid);
