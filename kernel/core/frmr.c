@@ -118,7 +118,7 @@ static struct softrdma_mr *softrdma_frmr_find(struct softrdma_dev *sdev,
 {
 	struct softrdma_mr *mr;
 
-	mr = softrdma_key_mr(xa_load(&sdev->keys, softrdma_key_index(key)));
+	mr = softrdma_key_mr(softrdma_key_load(sdev, key));
 
 	if (!mr || mr->type != SOFTRDMA_MR_FRMR || mr->ibmr.pd != pd)
 		return NULL;

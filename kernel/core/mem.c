@@ -146,7 +146,7 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 	struct softrdma_mr *mr;
 
 	rcu_read_lock();
-	mr = softrdma_key_mr(xa_load(&sdev->keys, softrdma_key_index(key)));
+	mr = softrdma_key_mr(softrdma_key_load(sdev, key));
 	if (!mr || mr->ibmr.pd != pd || !softrdma_mr_key_ok(mr, key) ||
 	    !refcount_inc_not_zero(&mr->refs)) {
 		rcu_read_unlock();

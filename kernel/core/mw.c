@@ -101,7 +101,7 @@ static struct softrdma_mw *softrdma_mw_lock(struct softrdma_dev *sdev,
 
 	local_bh_disable();
 	xa_lock(&sdev->keys);
-	mw = softrdma_key_mw(xa_load(&sdev->keys, softrdma_key_index(key)));
+	mw = softrdma_key_mw(softrdma_key_load(sdev, key));
 	if (mw)
 		spin_lock(&mw->lock);
 	xa_unlock(&sdev->keys);

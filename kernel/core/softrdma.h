@@ -367,6 +367,12 @@ static inline u32 softrdma_key_index(u32 key)
 	return key >> 8;
 }
 
+/* The entry of sdev->keys for @key's index: an MR, a window, or NULL. */
+static inline void *softrdma_key_load(struct softrdma_dev *sdev, u32 key)
+{
+	return xa_load(&sdev->keys, softrdma_key_index(key));
+}
+
 /* What an entry of sdev->keys names: its xarray pointer tag. */
 enum softrdma_key_kind {
 	SOFTRDMA_KEY_MR = 0,
