@@ -471,6 +471,8 @@ loop_round() {
 	"$here"/../../build/user/membench | awk '{ print $1, "machine", $2 }' >>"$samples"
 }
 
+# Sourced (exact-guest.sh): the helpers above, no rounds.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 q8=$((iters / 8))
 [ $q8 -lt 16 ] && q8=16
 for r in $(seq "$rounds"); do

@@ -7,25 +7,51 @@
 # (tools/lab pair). Tables in build/bench/bench.txt, a chart in bench.svg.
 # BENCH_ROUNDS interleaved rounds (3), BENCH_ITERS iterations (1000),
 # BENCH_POLL_US: the poll_us compared with 0 (200); BENCH_PARTS: what runs,
-# of "veth pair loop" (all); BENCH_ROWS: the wire's rows, of "tcp siw
+# of "exact veth pair loop" (all); BENCH_ROWS: the wire's rows, of "tcp siw
 # softiwarp rxe softroce" (all).
+# The exact part comes first: the veth pair's rows on the exact clock
+# (one vCPU, one guest nanosecond per instruction, tools/meter counting
+# every instruction; exact-guest.sh says what runs), tables in
+# build/bench-exact/exact.txt; `tools/lab profile PHASE` prints where a
+# phase's instructions went. --exact: that part alone.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
 
+parts=${BENCH_PARTS:-exact veth pair loop}
+[ "${1:-}" = --exact ] && parts=exact
 ROUNDS=${BENCH_ROUNDS:-3}
 ITERS=${BENCH_ITERS:-1000}
 POLL=${BENCH_POLL_US:-200}
 one=()
 pair=0
-for p in ${BENCH_PARTS:-veth pair loop}; do
+exact=0
+for p in $parts; do
 	case $p in
 	veth | loop) one+=("$p") ;;
 	pair) pair=1 ;;
-	*) die "BENCH_PARTS takes veth, pair and loop" ;;
+	exact) exact=1 ;;
+	*) die "BENCH_PARTS takes exact, veth, pair and loop" ;;
 	esac
 done
 lab_ready
+
+rc=0
+if [ $exact = 1 ]; then
+	ex=$LAB_BUILD/bench-exact
+	rm -rf "$ex"
+	mkdir -p "$ex/meter"
+	t0=$SECONDS
+	say "the exact clock: the veth pair, one vCPU"
+	# Guest time runs apart from wall time there (idle time is skipped):
+	# a long guest deadline; the wall-clock bound is LAB_TIMEOUT's.
+	LAB_METER=$ex/meter LAB_TIMEOUT=${LAB_TIMEOUT:-7200} "$LAB_REPO/tools/lab" run --share "$ex" -- \
+		env "BENCH_ROWS=${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce}" \
+		bash "$LAB_REPO/tools/lab.d/exact-guest.sh" "$ex" "$ex/meter" || rc=$?
+	"$LAB_REPO/tools/lab.d/exact-report.sh" table "$ex" | tee "$ex/exact.txt"
+	say "the exact clock: done ($((SECONDS - t0)) s); tables: $ex/exact.txt; tools/lab profile PHASE"
+	[ ${#one[@]} -gt 0 ] || [ $pair = 1 ] || exit "$rc"
+fi
 
 out=$LAB_BUILD/bench
 rm -rf "$out"
@@ -33,7 +59,6 @@ mkdir -p "$out"
 : >"$out/bench.tsv"
 guest=(env "BENCH_ROWS=${BENCH_ROWS:-tcp siw softiwarp rxe softroce}"
 	bash "$LAB_REPO/tools/lab.d/bench-guest.sh")
-rc=0
 t0=$SECONDS
 if [ ${#one[@]} -gt 0 ]; then
 	say "one guest: ${one[*]}"

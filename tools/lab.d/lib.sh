@@ -31,6 +31,9 @@ SID_RDMA_CORE_VER=65.0
 # shellcheck disable=SC2034 # for setup.sh and build.sh
 SID_RDMA_CORE_DIR=$ROOT_OPT/rdma-core-$SID_RDMA_CORE_VER
 
+# The exact meter, a QEMU plugin (tools/meter; setup.sh's meter stage).
+METER_SO=$SOFTRDMA_LAB/meter/meter.so
+
 mkdir -p "$LAB_LOGS" 2>/dev/null || true
 
 say() { printf '\033[1m[lab]\033[0m %s\n' "$*" >&2; }
@@ -204,11 +207,25 @@ guest_prepare() {
 		fi
 	} >"$out/guest.env"
 	# shellcheck disable=SC2054 # commas inside QEMU options
-	GUEST_QARGS=(
-		-accel tcg,thread=multi -cpu max,la57=off -smp "$smp" -m "$mem"
+	GUEST_QARGS=(-accel tcg,thread=multi -cpu max,la57=off -smp "$smp")
+	if [ -n "${LAB_METER:-}" ]; then
+		# The exact clock: one vCPU, one guest nanosecond per
+		# instruction, idle time skipped; no ERMS/FSRM, so the kernel
+		# copies with rep movsq and movq loops, not rep movsb (which TCG
+		# counts byte by byte); the meter plugin counts and profiles;
+		# no KASLR, so a profile's addresses repeat from boot to boot.
+		[ -f "$METER_SO" ] || die "no meter plugin ($METER_SO): run tools/lab setup"
+		# shellcheck disable=SC2054
+		GUEST_QARGS=(-accel tcg,thread=single -icount shift=0,sleep=off
+			-cpu max,la57=off,erms=off,fsrm=off -smp 1
+			-plugin "$METER_SO,out=$LAB_METER")
+	fi
+	# shellcheck disable=SC2054
+	GUEST_QARGS+=(
+		-m "$mem"
 		-display none -monitor none -serial stdio -no-reboot
 		-kernel "$kimg" -initrd "$initrd"
-		-append "console=ttyS0 loglevel=2 panic=-1 oops=panic panic_print=0x20"
+		-append "console=ttyS0 loglevel=2 panic=-1 oops=panic panic_print=0x20${LAB_METER:+ nokaslr}"
 		-virtfs "$(guest_9p "$GUEST_ROOT" root readonly=on)"
 		-virtfs "$(guest_9p "$LAB_REPO" repo readonly=on)"
 		-virtfs "$(guest_9p "$out" out)"

@@ -26,10 +26,11 @@ procps iputils-ping ethtool strace less gdb"
 # rebuilds) what the stages after root-packages made from the root.
 ULP_PKGS="nfs-kernel-server ucx-utils openmpi-bin libopenmpi-dev"
 # What tools/lab bench compares softrdma with on the wire: the kernel's TCP
-# (iperf3 for bandwidth, sockperf for a busy-polling ping-pong). Adding one
+# (iperf3 for bandwidth, sockperf for a busy-polling ping-pong; qperf on
+# the exact clock, where iperf3's timers make it unsteady). Adding one
 # rebuilds nothing. (Not perf: under TCG its cpu-clock samples land in the
-# idle loop, about 97 % of them; the profiles use ftrace's function_graph.)
-BENCH_PKGS="iperf3 sockperf"
+# idle loop, about 97 % of them; the exact meter profiles instead.)
+BENCH_PKGS="iperf3 sockperf qperf"
 # libfabric's verbs provider and its ping-pong (fi_pingpong, fi_info) for
 # the libfabric tests. A stage of its own, after bench-packages: adding it
 # rebuilds nothing.
@@ -316,20 +317,29 @@ initramfs() {
 # (BPO_KVER: lib.sh.)
 BPO_HDR_PKGS="linux-headers-$BPO_KVER-amd64 linux-headers-$BPO_KVER-common \
 linux-kbuild-$BPO_KVER"
-# bpo_apt ARGS...: the host's apt-get with the private trixie-backports
-# setup (the root's keyring signs trixie's suites).
-bpo_apt() {
-	local d=$SOFTRDMA_LAB/apt-bpo
+# private_apt DIR ARGS...: the host's apt-get with a private setup in DIR
+# (DIR/sources.list, its own lists and cache): the host's apt state is
+# never touched.
+private_apt() {
+	local d=$1
+	shift
 	apt-get -q -o Dir::Etc::SourceList="$d/sources.list" \
 		-o Dir::Etc::SourceParts="$d/parts" -o Dir::Etc::Preferences=/dev/null \
 		-o Dir::Etc::PreferencesParts="$d/parts" -o Dir::State::Lists="$d/lists" \
 		-o Dir::Cache="$d/cache" -o Dir::State::status="$d/status" \
 		-o APT::Sandbox::User=root "$@"
 }
+# private_apt_dir DIR: an empty private setup in DIR, with DIR/debs.
+private_apt_dir() {
+	mkdir -p "$1/parts" "$1/lists/partial" "$1/cache/archives/partial" "$1/debs"
+	: >"$1/status"
+}
+# bpo_apt ARGS...: private_apt for trixie-backports (the root's keyring
+# signs trixie's suites).
+bpo_apt() { private_apt "$SOFTRDMA_LAB/apt-bpo" "$@"; }
 bpo_headers() {
 	local d=$SOFTRDMA_LAB/apt-bpo
-	mkdir -p "$d/parts" "$d/lists/partial" "$d/cache/archives/partial" "$d/debs"
-	: >"$d/status"
+	private_apt_dir "$d"
 	echo "deb [signed-by=$LAB_ROOT/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR trixie-backports main" >"$d/sources.list"
 	bpo_apt update
 	rm -f "$d"/debs/*.deb
@@ -382,6 +392,32 @@ if [ "${1:-}" = --only ]; then
 	exit 0
 fi
 
+# The exact meter (tools/meter/meter.cpp, LAB_METER in lib.sh): a QEMU
+# plugin built with the host's g++ against the plugin header of the host's
+# own QEMU, taken from Debian's qemu source package of that version
+# (deb-src of the host's mirrors, a private apt setup); only the header is
+# kept.
+QEMU_SRC_VER=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null || true)
+meter_plugin() {
+	local d=$SOFTRDMA_LAB/apt-src codename
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	[ -n "$QEMU_SRC_VER" ] || die "no qemu-system-x86 on the host"
+	private_apt_dir "$d"
+	{
+		echo "deb-src $MIRROR $codename $codename-updates main"
+		echo "deb-src $SECURITY_MIRROR $codename-security main"
+	} >"$d/sources.list"
+	private_apt "$d" update
+	rm -rf "$d/debs"/*
+	(cd "$d/debs" && private_apt "$d" source --download-only "qemu=$QEMU_SRC_VER")
+	mkdir -p "$SOFTRDMA_LAB/meter"
+	tar -C "$SOFTRDMA_LAB/meter" -xJf "$d"/debs/qemu_*.orig.tar.xz \
+		--wildcards --strip-components=3 '*/include/qemu/qemu-plugin.h'
+	rm -rf "$d/debs"/*
+	g++ -std=c++20 -O2 -fPIC -shared -Wall -Wextra -Werror \
+		-I"$SOFTRDMA_LAB/meter" -o "$METER_SO" "$LAB_REPO/tools/meter/meter.cpp"
+}
+
 # stage NAME KEY CMD...: run step NAME (CMD...) unless its stamp holds KEY.
 stage() {
 	local name=$1 key=$2
@@ -430,6 +466,7 @@ stage sid-modules "$(key_of "$STOCK" "$(cat "$STAMPS/siw-stock")")" sid_modules 
 stage sid-rdma-core "$SID_RDMA_CORE_VER" sid_rdma_core
 stage bpo-headers "$(key_of "$BPO_HDR_PKGS")" bpo_headers
 stage bpo-kernel "$(key_of "$BPO_KERNEL_PKGS" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init")")" bpo_kernel
+stage meter "$(key_of "$QEMU_SRC_VER" "$(cat "$LAB_REPO/tools/meter/meter.cpp")")" meter_plugin
 [ $check = 0 ] || exit 0
 
 say "setup complete in $((SECONDS - t0)) s; cache: $SOFTRDMA_LAB"

@@ -1,0 +1,167 @@
+#!/bin/bash
+# tools/lab bench --exact, the guest's half (bench.sh boots the stock
+# kernel on the exact clock: one vCPU, one guest nanosecond per
+# instruction, the meter plugin counting): exact-guest.sh OUT METER
+# Across the fixture's veth pair (server on veth1 in netns b, client on
+# veth0 here), at netdev MTU 1500 and 9000, for each stack of
+# BENCH_ROWS (tcp siw softiwarp rxe softroce; rxe is rxe here to softroce
+# in b): 64 KiB and 1 MiB SENDs, the 2-byte ping-pong and 8-byte SENDs,
+# in event mode (perftest -e: nobody spins on the one vCPU; qperf's
+# tcp_bw and tcp_lat for TCP). Every measurement runs twice, N and 2N
+# messages, each between two markers of the meter: the difference of the
+# two runs' instructions, over N messages, is the cost of a message with
+# nothing of the start-up in it (connection, process, memory), both ends
+# counted. The figures (MiB/s, us, Mmsg/s) are the tools' own, of the 2N
+# run, in guest time.
+# Writes OUT/exact.tsv (STACK MTU KEY VALUE), METER/phases (MARK NAME: the
+# meter's OUT/mark-MARK.tsv is phase NAME) and METER/kallsyms.MTU.STACK
+# (the kernel's text symbols while the stack's modules are loaded).
+set -u
+out=$1 meter=$2
+# bench-guest.sh's helpers (servers, devices, the wire), not its rounds.
+# shellcheck source=tools/lab.d/bench-guest.sh
+. "$(dirname "$0")/bench-guest.sh" "$out" 1 0 0
+mark=$here/../../build/user/meter-mark
+exact=$out/exact.tsv
+: >"$exact"
+: >"$meter/phases"
+
+# The meter's markers so far; mark-K.tsv holds what ran between the
+# markers K-1 and K.
+MARKS=0
+marker() {
+	"$mark"
+	MARKS=$((MARKS + 1))
+}
+
+# Message counts: N of each measurement (the second run has 2N).
+declare -A COUNT=([bw64k]=128 [bw1m]=8 [lat2]=500 [rate8]=2000)
+declare -A SIZE=([bw64k]=65536 [bw1m]=1048576 [lat2]=2 [rate8]=8)
+
+# measure NAME KIND CMD...: CMD with N and then 2N messages (CMD ends
+# with the option taking the count), each run between two markers;
+# phase NAME.N is the first, NAME.2N the second. Sets OUTPUT to the
+# second run's output.
+OUTPUT=
+measure() {
+	local name=$1 kind=$2 n=${COUNT[$2]} k
+	shift 2
+	for k in "$n" $((2 * n)); do
+		marker
+		OUTPUT=$(measured_run "$@" "$k")
+		marker
+		echo "$((MARKS - 1)) $name.$k" >>"$meter/phases"
+	done
+}
+
+# measured_run CMD...: one client run, with its server (RDMA stacks:
+# perftest's server on the same port, started before the phase's marker
+# would be better, but a perftest server takes the count too).
+measured_run() {
+	if [ "$1" = qperf ]; then
+		timeout 300 "$@" 2>&1
+		return
+	fi
+	local t=$1 cdev=$2 sdev=$3
+	shift 3
+	srv_start 18515 "$t" -d "$sdev" -F "$@" || {
+		echo "$t on $sdev: the server did not start" >&2
+		srv_end kill
+		return
+	}
+	timeout 300 "$t" -d "$cdev" -F "$@" "$SIP" 2>&1
+	srv_end
+}
+
+# perftest_row OUTPUT COLUMN: column COLUMN of perftest's last result row.
+perftest_row() {
+	awk -v c="$2" '/^ +[0-9]+ +[0-9]+ / { v = $c } END { if (v != "") print v }' <<<"$1"
+}
+
+# qperf_value OUTPUT UNIT: qperf's one figure ("bw = 1.2 GB/sec",
+# "latency = 15 us") in MiB/s (UNIT mib) or us (UNIT us).
+qperf_value() {
+	awk -v u="$2" '/ = / {
+		v = $3; s = $4
+		if (u == "mib") {
+			m = s ~ /^GB/ ? 1e9 : s ~ /^MB/ ? 1e6 : s ~ /^KB/ ? 1e3 : 1
+			printf "%.2f", v * m / 1048576
+		} else {
+			m = s ~ /^ms/ ? 1000 : s ~ /^ns/ ? 0.001 : s ~ /^sec/ ? 1e6 : 1
+			printf "%.3f", v * m
+		}
+		exit }' <<<"$1"
+}
+
+put_exact() {
+	[ -n "$4" ] && echo "$1 $2 $3 $4" >>"$exact"
+}
+
+# stack_tcp MTU: qperf across the wire (its server in b, one for all).
+stack_tcp() {
+	local mtu=$1
+	srv_start 19765 qperf || {
+		echo "qperf: the server did not start" >&2
+		srv_end kill
+		return
+	}
+	measure "$mtu.tcp.bw64k" bw64k qperf "$SIP" -m 65536 tcp_bw -n
+	put_exact tcp "$mtu" bw64k "$(qperf_value "$OUTPUT" mib)"
+	measure "$mtu.tcp.bw1m" bw1m qperf "$SIP" -m 1048576 tcp_bw -n
+	put_exact tcp "$mtu" bw1m "$(qperf_value "$OUTPUT" mib)"
+	measure "$mtu.tcp.lat2" lat2 qperf "$SIP" -m 2 tcp_lat -n
+	put_exact tcp "$mtu" lat2 "$(qperf_value "$OUTPUT" us)"
+	measure "$mtu.tcp.rate8" rate8 qperf "$SIP" -m 8 tcp_bw -n
+	put_exact tcp "$mtu" rate8 "$(awk -v b="$(qperf_value "$OUTPUT" mib)" \
+		'BEGIN { if (b != "") printf "%.4f", b * 1048576 / 8 / 1e6 }')"
+	srv_end kill
+}
+
+# stack_rdma MTU ROW: perftest's SENDs in event mode between ROW's pair.
+stack_rdma() {
+	local mtu=$1 row=$2 ck=${CKIND[$2]} sk=${SKIND[$2]} cdev sdev f
+	cdev=${NAME[$ck]} sdev=${SNAME[$sk]}
+	f=$(cm_flag "$ck")
+	# RoCE: GID 1, ::ffff:IPv4 (the devices come after the addresses).
+	[ -n "$f" ] || f="-x 1"
+	if ! dev_add - "$ck" "$CNET" "$cdev" || ! dev_add srv "$sk" "$SNET" "$sdev"; then
+		echo "cannot add the $row pair on the wire" >&2
+		dev_del - "$ck" "$cdev"
+		return
+	fi
+	local p=$mtu.$row
+	# shellcheck disable=SC2086 # f: flags
+	{
+		measure "$p.bw64k" bw64k ib_send_bw "$cdev" "$sdev" $f -e -s 65536 -n
+		put_exact "$row" "$mtu" bw64k "$(perftest_row "$OUTPUT" 4)"
+		measure "$p.bw1m" bw1m ib_send_bw "$cdev" "$sdev" $f -e -s 1048576 -n
+		put_exact "$row" "$mtu" bw1m "$(perftest_row "$OUTPUT" 4)"
+		measure "$p.lat2" lat2 ib_send_lat "$cdev" "$sdev" $f -e -s 2 -n
+		put_exact "$row" "$mtu" lat2 "$(perftest_row "$OUTPUT" 5)"
+		measure "$p.rate8" rate8 ib_send_bw "$cdev" "$sdev" $f -e -s 8 -n
+		put_exact "$row" "$mtu" rate8 "$(perftest_row "$OUTPUT" 5)"
+	}
+	grep -E ' [tTwW] ' /proc/kallsyms >"$meter/kallsyms.$p"
+	dev_del - "$ck" "$cdev"
+	dev_del srv "$sk" "$sdev"
+}
+
+wire_at veth
+for mtu in 1500 9000; do
+	wire_mtu $mtu || { echo "cannot set MTU $mtu on the veth pair" >&2; continue; }
+	for row in ${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce}; do
+		echo "exact: MTU $mtu, $row" >&2
+		case $row in
+		tcp)
+			stack_tcp $mtu
+			grep -E ' [tTwW] ' /proc/kallsyms >"$meter/kallsyms.$mtu.tcp"
+			;;
+		*) stack_rdma $mtu "$row" ;;
+		esac
+	done
+done
+wire_mtu 1500
+# What the phases are made of (the report's per-message counts).
+for k in "${!COUNT[@]}"; do
+	echo "count $k ${COUNT[$k]} ${SIZE[$k]}" >>"$exact"
+done

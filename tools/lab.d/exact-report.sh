@@ -1,0 +1,147 @@
+#!/bin/bash
+# exact-report.sh table OUT: the exact meter's tables (tools/lab bench
+# --exact) from OUT/exact.tsv and the meter's counts in OUT/meter.
+# exact-report.sh profile OUT PHASE [TOP]: the TOP (25) kernel functions
+# of PHASE (MTU.STACK.TEST, e.g. 1500.softroce.bw64k), in instructions per
+# message: the 2N run's counts less the N run's, so nothing of the
+# start-up is in them, each translation block given to the kernel text
+# symbol at or below its address (the stack's /proc/kallsyms).
+# A measurement's cost is (I(2N) - I(N)) / N: instructions per message;
+# over the message's bytes, per byte. Both ends of the wire are counted.
+set -u
+export LC_ALL=C
+mode=$1 out=$2
+exact=$out/exact.tsv
+meter=$out/meter
+if [ ! -f "$exact" ] || [ ! -f "$meter/phases" ]; then
+	echo "no exact bench in $out: run tools/lab bench --exact" >&2
+	exit 1
+fi
+
+# mark_of NAME: the marker file of phase NAME.
+mark_of() { awk -v p="$1" '$2 == p { print ENVIRON["meter"] "/mark-" $1 ".tsv"; exit }' "$meter/phases"; }
+export meter
+
+# count TEST: N of TEST (and its message size).
+count() { awk -v t="$1" '$1 == "count" && $2 == t { print $3; exit }' "$exact"; }
+msize() { awk -v t="$1" '$1 == "count" && $2 == t { print $4; exit }' "$exact"; }
+
+# cost PHASE WHAT: kernel or user instructions per message of PHASE.
+cost() {
+	local t=${1##*.} n a b
+	n=$(count "$t")
+	a=$(mark_of "$1.$n")
+	b=$(mark_of "$1.$((2 * n))")
+	if [ -z "$a" ] || [ -z "$b" ] || [ ! -f "$a" ] || [ ! -f "$b" ]; then
+		echo -
+		return
+	fi
+	awk -v w="$2" -v n="$n" 'FNR == 1 && NR > 1 { f = 2 } $1 == w { v[f + 0] = $2 }
+		END { printf "%.0f", (v[2] - v[0]) / n }' "$a" "$b"
+}
+
+value() { awk -v s="$1" -v m="$2" -v k="$3" '$1 == s && $2 == m && $3 == k { print $4; exit }' "$exact"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
+per_byte() { awk -v c="$1" -v s="$2" 'BEGIN { if (c + 0 > 0 && s > 0) printf "%.2f", c / s; else print "-" }'; }
+
+table() {
+	local stacks mtus mtu s t
+	mtus=$(awk '$1 != "count" { print $2 }' "$exact" | sort -un | tr '\n' ' ')
+	stacks=$(awk '$1 != "count" { print $1 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
+	for mtu in $mtus; do
+		echo "exact clock (one vCPU, one instruction a guest ns), veth pair, MTU $mtu; both ends counted"
+		printf "%-24s" ""
+		for s in $stacks; do printf " %10s" "$s"; done
+		echo
+		local -a rows=(
+			"64 KiB SEND MiB/s|v|bw64k"
+			"1 MiB SEND MiB/s|v|bw1m"
+			"2 B latency us|v|lat2"
+			"8 B SEND Mmsg/s|v|rate8"
+			"64 KiB kernel insn/B|kb|bw64k"
+			"64 KiB user insn/B|ub|bw64k"
+			"1 MiB kernel insn/B|kb|bw1m"
+			"1 MiB user insn/B|ub|bw1m"
+			"2 B kernel insn/trip|k|lat2"
+			"2 B user insn/trip|u|lat2"
+			"8 B kernel insn/msg|k|rate8"
+			"8 B user insn/msg|u|rate8"
+		)
+		local r label how what c
+		for r in "${rows[@]}"; do
+			IFS='|' read -r label how t <<<"$r"
+			printf "%-24s" "$label"
+			for s in $stacks; do
+				case $how in
+				v) c=$(value "$s" "$mtu" "$t") ;;
+				k | kb) c=$(cost "$mtu.$s.$t" kernel) ;;
+				u | ub) c=$(cost "$mtu.$s.$t" user) ;;
+				esac
+				case $how in kb | ub) c=$(per_byte "$c" "$(msize "$t")") ;; esac
+				printf " %10s" "${c:--}"
+			done
+			echo
+		done
+		printf "%-24s" "as a ratio to tcp:"
+		echo
+		for r in "64 KiB MiB/s|bw64k" "1 MiB MiB/s|bw1m" "2 B latency|lat2"; do
+			IFS='|' read -r label what <<<"$r"
+			printf "%-24s" "  $label"
+			for s in $stacks; do
+				printf " %10s" "$(ratio "$(value "$s" "$mtu" "$what")" "$(value tcp "$mtu" "$what")")"
+			done
+			echo
+		done
+		printf "%-24s" "  64 KiB kernel insn/B"
+		for s in $stacks; do
+			printf " %10s" "$(ratio "$(cost "$mtu.$s.bw64k" kernel)" "$(cost "$mtu.tcp.bw64k" kernel)")"
+		done
+		echo
+		echo
+	done
+}
+
+profile() {
+	local phase=$1 top=${2:-25} t n a b stack syms
+	t=${phase##*.}
+	n=$(count "$t")
+	[ -n "$n" ] || {
+		echo "no phase $phase; phases: $(awk '{ sub(/\.[0-9]+$/, "", $2); print $2 }' "$meter/phases" | sort -u | tr '\n' ' ')" >&2
+		return 1
+	}
+	a=$(mark_of "$phase.$n")
+	b=$(mark_of "$phase.$((2 * n))")
+	stack=${phase%.*}
+	syms=$meter/kallsyms.$stack
+	if [ ! -f "$a" ] || [ ! -f "$b" ] || [ ! -f "$syms" ]; then
+		echo "no counts or symbols of $phase in $meter" >&2
+		return 1
+	fi
+	echo "$phase: kernel instructions per message (the $((2 * n))-message run less the $n-message run, over $n)"
+	# Blocks (their instructions, the second run's less the first's) and
+	# symbols, by address (16 hex digits: text order is number order); a
+	# block goes to the last symbol before it.
+	{
+		awk 'FNR == 1 && NR > 1 { f = 1 } FNR > 2 { d[$1] += (f ? 1 : -1) * $2 * $3 }
+			END { for (v in d) if (d[v] != 0) print v, 1, d[v] }' "$a" "$b"
+		awk '{ print $1, 0, $3 ($4 != "" ? " " $4 : "") }' "$syms"
+	} | sort -k1,1 -k2,2n | awk -v n="$n" '
+		$2 == 0 { sym = $3 ($4 != "" ? " " $4 : ""); next }
+		{ c[sym == "" ? "?" : sym] += $3; tot += $3 }
+		END {
+			for (s in c) printf "%12.0f %6.2f%% %s\n", c[s] / n, 100 * c[s] / tot, s
+			printf "%12.0f %6.2f%% %s\n", tot / n, 100, "(all kernel)"
+		}' | sort -k1,1nr | head -n "$((top + 1))"
+}
+
+case $mode in
+table) table ;;
+profile)
+	shift 2
+	profile "$@"
+	;;
+*)
+	echo "usage: exact-report.sh table OUT | profile OUT PHASE [TOP]" >&2
+	exit 2
+	;;
+esac
