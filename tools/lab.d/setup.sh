@@ -26,11 +26,13 @@ procps iputils-ping ethtool strace less gdb"
 # rebuilds) what the stages after root-packages made from the root.
 ULP_PKGS="nfs-kernel-server ucx-utils openmpi-bin libopenmpi-dev"
 # What tools/lab bench compares softrdma with on the wire: the kernel's TCP
-# (iperf3 for bandwidth, sockperf for a busy-polling ping-pong; qperf on
-# the exact clock, where iperf3's timers make it unsteady). Adding one
+# (iperf3 for bandwidth, sockperf for a busy-polling ping-pong). Adding one
 # rebuilds nothing. (Not perf: under TCG its cpu-clock samples land in the
 # idle loop, about 97 % of them; the exact meter profiles instead.)
-BENCH_PKGS="iperf3 sockperf qperf"
+BENCH_PKGS="iperf3 sockperf"
+# The exact meter's TCP: qperf (iperf3's timers make it unsteady on the
+# exact clock). A stage of its own, after fabric-packages.
+METER_PKGS="qperf"
 # libfabric's verbs provider and its ping-pong (fi_pingpong, fi_info) for
 # the libfabric tests. A stage of its own, after bench-packages: adding it
 # rebuilds nothing.
@@ -466,6 +468,8 @@ stage sid-modules "$(key_of "$STOCK" "$(cat "$STAMPS/siw-stock")")" sid_modules 
 stage sid-rdma-core "$SID_RDMA_CORE_VER" sid_rdma_core
 stage bpo-headers "$(key_of "$BPO_HDR_PKGS")" bpo_headers
 stage bpo-kernel "$(key_of "$BPO_KERNEL_PKGS" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init")")" bpo_kernel
+# shellcheck disable=SC2086
+stage meter-packages "$(key_of "$METER_PKGS")" extra_packages $METER_PKGS
 stage meter "$(key_of "$QEMU_SRC_VER" "$(cat "$LAB_REPO/tools/meter/meter.cpp")")" meter_plugin
 [ $check = 0 ] || exit 0
 
