@@ -7,13 +7,15 @@
 # BENCH_ROWS (tcp siw softiwarp rxe softroce; rxe is rxe here to softroce
 # in b): 64 KiB and 1 MiB SENDs, the 2-byte ping-pong and 8-byte SENDs,
 # in event mode (perftest -e: nobody spins on the one vCPU; qperf's
-# tcp_bw and tcp_lat for TCP). Every measurement runs twice, N and 2N
-# messages, each between two markers of the meter: the difference of the
-# two runs' instructions, over N messages, is the cost of a message with
-# nothing of the start-up in it (connection, process, memory), both ends
-# counted. The figures (MiB/s, us, Mmsg/s) are the tools' own, of the 2N
-# run, in guest time.
-# Writes OUT/exact.tsv (STACK MTU KEY VALUE), METER/phases (MARK NAME: the
+# tcp_bw and tcp_lat for TCP). Every measurement runs twice, each run
+# between two markers of the meter: perftest with N and 2N messages,
+# qperf for 1 and 2 guest seconds. The difference of the two runs'
+# instructions, over the difference of their messages, is the cost of a
+# message with nothing of the start-up in it (connection, process,
+# memory); both ends counted. The figures (MiB/s, us, Mmsg/s) are the
+# tools' own, of the second run, in guest time.
+# Writes OUT/exact.tsv (STACK MTU KEY VALUE; msgs PHASE N; size TEST
+# BYTES), METER/phases (MARK NAME: the
 # meter's OUT/mark-MARK.tsv is phase NAME) and METER/kallsyms.MTU.STACK
 # (the kernel's text symbols while the stack's modules are loaded).
 set -u
@@ -34,29 +36,37 @@ marker() {
 	MARKS=$((MARKS + 1))
 }
 
-# Message counts: N of each measurement (the second run has 2N).
+# Message counts: N of each perftest measurement (its second run has 2N);
+# qperf's runs take 1 and 2 guest seconds (its -n is not kept to) and
+# report how many messages they moved.
 declare -A COUNT=([bw64k]=128 [bw1m]=8 [lat2]=500 [rate8]=2000)
 declare -A SIZE=([bw64k]=65536 [bw1m]=1048576 [lat2]=2 [rate8]=8)
 
-# measure NAME KIND CMD...: CMD with N and then 2N messages (CMD ends
-# with the option taking the count), each run between two markers;
-# phase NAME.N is the first, NAME.2N the second. Sets OUTPUT to the
-# second run's output.
+# measure NAME A B CMD...: CMD twice, A and then B appended to it (a
+# message count, or qperf's seconds), each run between two markers:
+# phases NAME.a and NAME.b, whose messages (exact.tsv's "msgs PHASE N"
+# lines) are A and B or what qperf reports. Sets OUTPUT to the second
+# run's output.
 OUTPUT=
 measure() {
-	local name=$1 kind=$2 n=${COUNT[$2]} k
-	shift 2
-	for k in "$n" $((2 * n)); do
+	local name=$1 a=$2 b=$3 k x msgs
+	shift 3
+	for x in a b; do
+		k=$a
+		[ $x = b ] && k=$b
 		marker
 		OUTPUT=$(measured_run "$@" "$k")
 		marker
-		echo "$((MARKS - 1)) $name.$k" >>"$meter/phases"
+		echo "$((MARKS - 1)) $name.$x" >>"$meter/phases"
+		msgs=$k
+		# qperf: tcp_bw's received messages, tcp_lat's round trips.
+		[ "$1" != qperf ] || msgs=$(awk '/^ *(recv_msgs|loc_send_msgs) *=/ { gsub(",", "", $3); print $3 }' <<<"$OUTPUT")
+		echo "msgs $name.$x ${msgs:-0}" >>"$exact"
 	done
 }
 
-# measured_run CMD...: one client run, with its server (RDMA stacks:
-# perftest's server on the same port, started before the phase's marker
-# would be better, but a perftest server takes the count too).
+# measured_run CMD...: one client run, with its perftest server (it takes
+# the count too).
 measured_run() {
 	if [ "$1" = qperf ]; then
 		timeout 300 "$@" 2>&1
@@ -105,13 +115,13 @@ stack_tcp() {
 		srv_end kill
 		return
 	}
-	measure "$mtu.tcp.bw64k" bw64k qperf "$SIP" -m 65536 tcp_bw -n
+	measure "$mtu.tcp.bw64k" 1 2 qperf "$SIP" -vv -m 65536 tcp_bw -t
 	put_exact tcp "$mtu" bw64k "$(qperf_value "$OUTPUT" mib)"
-	measure "$mtu.tcp.bw1m" bw1m qperf "$SIP" -m 1048576 tcp_bw -n
+	measure "$mtu.tcp.bw1m" 1 2 qperf "$SIP" -vv -m 1048576 tcp_bw -t
 	put_exact tcp "$mtu" bw1m "$(qperf_value "$OUTPUT" mib)"
-	measure "$mtu.tcp.lat2" lat2 qperf "$SIP" -m 2 tcp_lat -n
+	measure "$mtu.tcp.lat2" 1 2 qperf "$SIP" -vv -m 2 tcp_lat -t
 	put_exact tcp "$mtu" lat2 "$(qperf_value "$OUTPUT" us)"
-	measure "$mtu.tcp.rate8" rate8 qperf "$SIP" -m 8 tcp_bw -n
+	measure "$mtu.tcp.rate8" 1 2 qperf "$SIP" -vv -m 8 tcp_bw -t
 	put_exact tcp "$mtu" rate8 "$(awk -v b="$(qperf_value "$OUTPUT" mib)" \
 		'BEGIN { if (b != "") printf "%.4f", b * 1048576 / 8 / 1e6 }')"
 	srv_end kill
@@ -129,16 +139,16 @@ stack_rdma() {
 		dev_del - "$ck" "$cdev"
 		return
 	fi
-	local p=$mtu.$row
+	local p=$mtu.$row n64=${COUNT[bw64k]} n1m=${COUNT[bw1m]} nlat=${COUNT[lat2]} nrate=${COUNT[rate8]}
 	# shellcheck disable=SC2086 # f: flags
 	{
-		measure "$p.bw64k" bw64k ib_send_bw "$cdev" "$sdev" $f -e -s 65536 -n
+		measure "$p.bw64k" "$n64" $((2 * n64)) ib_send_bw "$cdev" "$sdev" $f -e -s 65536 -n
 		put_exact "$row" "$mtu" bw64k "$(perftest_row "$OUTPUT" 4)"
-		measure "$p.bw1m" bw1m ib_send_bw "$cdev" "$sdev" $f -e -s 1048576 -n
+		measure "$p.bw1m" "$n1m" $((2 * n1m)) ib_send_bw "$cdev" "$sdev" $f -e -s 1048576 -n
 		put_exact "$row" "$mtu" bw1m "$(perftest_row "$OUTPUT" 4)"
-		measure "$p.lat2" lat2 ib_send_lat "$cdev" "$sdev" $f -e -s 2 -n
+		measure "$p.lat2" "$nlat" $((2 * nlat)) ib_send_lat "$cdev" "$sdev" $f -e -s 2 -n
 		put_exact "$row" "$mtu" lat2 "$(perftest_row "$OUTPUT" 5)"
-		measure "$p.rate8" rate8 ib_send_bw "$cdev" "$sdev" $f -e -s 8 -n
+		measure "$p.rate8" "$nrate" $((2 * nrate)) ib_send_bw "$cdev" "$sdev" $f -e -s 8 -n
 		put_exact "$row" "$mtu" rate8 "$(perftest_row "$OUTPUT" 5)"
 	}
 	grep -E ' [tTwW] ' /proc/kallsyms >"$meter/kallsyms.$p"
@@ -163,5 +173,5 @@ done
 wire_mtu 1500
 # What the phases are made of (the report's per-message counts).
 for k in "${!COUNT[@]}"; do
-	echo "count $k ${COUNT[$k]} ${SIZE[$k]}" >>"$exact"
+	echo "size $k ${SIZE[$k]}" >>"$exact"
 done

@@ -22,21 +22,25 @@ fi
 mark_of() { awk -v p="$1" '$2 == p { print ENVIRON["meter"] "/mark-" $1 ".tsv"; exit }' "$meter/phases"; }
 export meter
 
-# count TEST: N of TEST (and its message size).
-count() { awk -v t="$1" '$1 == "count" && $2 == t { print $3; exit }' "$exact"; }
-msize() { awk -v t="$1" '$1 == "count" && $2 == t { print $4; exit }' "$exact"; }
+# msize TEST: the bytes of TEST's messages.
+msize() { awk -v t="$1" '$1 == "size" && $2 == t { print $3; exit }' "$exact"; }
+# msgs PHASE: the messages PHASE moved (round trips, for latency).
+msgs() { awk -v p="$1" '$1 == "msgs" && $2 == p { print $3; exit }' "$exact"; }
 
-# cost PHASE WHAT: kernel or user instructions per message of PHASE.
+# cost PHASE WHAT: kernel or user instructions per message of PHASE: its
+# second run's less its first's, over the messages the second moved more.
 cost() {
-	local t=${1##*.} n a b
-	n=$(count "$t")
-	a=$(mark_of "$1.$n")
-	b=$(mark_of "$1.$((2 * n))")
-	if [ -z "$a" ] || [ -z "$b" ] || [ ! -f "$a" ] || [ ! -f "$b" ]; then
+	local a b ma mb
+	a=$(mark_of "$1.a")
+	b=$(mark_of "$1.b")
+	ma=$(msgs "$1.a")
+	mb=$(msgs "$1.b")
+	if [ -z "$a" ] || [ -z "$b" ] || [ ! -f "$a" ] || [ ! -f "$b" ] ||
+		[ "${mb:-0}" -le "${ma:-0}" ]; then
 		echo -
 		return
 	fi
-	awk -v w="$2" -v n="$n" 'FNR == 1 && NR > 1 { f = 2 } $1 == w { v[f + 0] = $2 }
+	awk -v w="$2" -v n=$((mb - ma)) 'FNR == 1 && NR > 1 { f = 2 } $1 == w { v[f + 0] = $2 }
 		END { printf "%.0f", (v[2] - v[0]) / n }' "$a" "$b"
 }
 
@@ -46,8 +50,8 @@ per_byte() { awk -v c="$1" -v s="$2" 'BEGIN { if (c + 0 > 0 && s > 0) printf "%.
 
 table() {
 	local stacks mtus mtu s t
-	mtus=$(awk '$1 != "count" { print $2 }' "$exact" | sort -un | tr '\n' ' ')
-	stacks=$(awk '$1 != "count" { print $1 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
+	mtus=$(awk 'NF == 4 && $1 != "msgs" { print $2 }' "$exact" | sort -un | tr '\n' ' ')
+	stacks=$(awk 'NF == 4 && $1 != "msgs" { print $1 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
 	for mtu in $mtus; do
 		echo "exact clock (one vCPU, one instruction a guest ns), veth pair, MTU $mtu; both ends counted"
 		printf "%-24s" ""
@@ -102,22 +106,18 @@ table() {
 }
 
 profile() {
-	local phase=$1 top=${2:-25} t n a b stack syms
-	t=${phase##*.}
-	n=$(count "$t")
-	[ -n "$n" ] || {
-		echo "no phase $phase; phases: $(awk '{ sub(/\.[0-9]+$/, "", $2); print $2 }' "$meter/phases" | sort -u | tr '\n' ' ')" >&2
-		return 1
-	}
-	a=$(mark_of "$phase.$n")
-	b=$(mark_of "$phase.$((2 * n))")
-	stack=${phase%.*}
-	syms=$meter/kallsyms.$stack
-	if [ ! -f "$a" ] || [ ! -f "$b" ] || [ ! -f "$syms" ]; then
-		echo "no counts or symbols of $phase in $meter" >&2
+	local phase=$1 top=${2:-25} a b ma mb syms
+	a=$(mark_of "$phase.a")
+	b=$(mark_of "$phase.b")
+	ma=$(msgs "$phase.a")
+	mb=$(msgs "$phase.b")
+	syms=$meter/kallsyms.${phase%.*}
+	if [ -z "$a" ] || [ ! -f "$a" ] || [ ! -f "$b" ] || [ ! -f "$syms" ] ||
+		[ "${mb:-0}" -le "${ma:-0}" ]; then
+		echo "no counts or symbols of $phase; phases: $(awk '{ sub(/\.[ab]$/, "", $2); print $2 }' "$meter/phases" | sort -u | tr '\n' ' ')" >&2
 		return 1
 	fi
-	echo "$phase: kernel instructions per message (the $((2 * n))-message run less the $n-message run, over $n)"
+	echo "$phase: kernel instructions per message (the $mb-message run less the $ma-message run)"
 	# Blocks (their instructions, the second run's less the first's) and
 	# symbols, by address (16 hex digits: text order is number order); a
 	# block goes to the last symbol before it.
@@ -125,7 +125,7 @@ profile() {
 		awk 'FNR == 1 && NR > 1 { f = 1 } FNR > 2 { d[$1] += (f ? 1 : -1) * $2 * $3 }
 			END { for (v in d) if (d[v] != 0) print v, 1, d[v] }' "$a" "$b"
 		awk '{ print $1, 0, $3 ($4 != "" ? " " $4 : "") }' "$syms"
-	} | sort -k1,1 -k2,2n | awk -v n="$n" '
+	} | sort -k1,1 -k2,2n | awk -v n=$((mb - ma)) '
 		$2 == 0 { sym = $3 ($4 != "" ? " " $4 : ""); next }
 		{ c[sym == "" ? "?" : sym] += $3; tot += $3 }
 		END {
