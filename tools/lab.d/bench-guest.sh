@@ -47,21 +47,24 @@ on_srv() {
 	esac
 }
 
-# srv_start PORT CMD...: the server CMD in the background (120 s at most);
-# returns once a TCP (or UDP) socket listens on PORT (30 s at most): perftest's
-# own port, or over rdma_cm an iWARP driver's listening kernel socket.
+# srv_start PORT CMD...: the server CMD in the background (SRV_LIMIT, 120 s
+# at most); returns once a TCP (or UDP) socket listens on PORT (SRV_POLLS
+# tenths of a second, 30 s, at most): perftest's own port, or over rdma_cm
+# an iWARP driver's listening kernel socket. (On the exact clock guest time
+# leaps ahead while the guest waits for the host: both are larger there.)
 srv_job=
+SRV_LIMIT=${SRV_LIMIT:-120}
 srv_start() {
-	local port=$1 n=300
+	local port=$1 n=${SRV_POLLS:-300}
 	shift
 	if [ "$SRV" = peer ]; then
-		srv_job=$(peer -b -l "$port" timeout --foreground 120 "$@" 2>/tmp/bench-srv.err) && return 0
+		srv_job=$(peer -b -l "$port" timeout --foreground "$SRV_LIMIT" "$@" 2>/tmp/bench-srv.err) && return 0
 		srv_job=
 		return 1
 	fi
 	# A process group of its own, so srv_end can end all of it.
 	set -m
-	on_srv timeout --foreground 120 "$@" >/dev/null 2>/tmp/bench-srv.err &
+	on_srv timeout --foreground "$SRV_LIMIT" "$@" >/dev/null 2>/tmp/bench-srv.err &
 	srv_job=$!
 	set +m
 	while [ -z "$(on_srv ss -Hltun "sport = :$port")" ]; do
