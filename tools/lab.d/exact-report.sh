@@ -48,6 +48,18 @@ value() { awk -v s="$1" -v m="$2" -v k="$3" '$1 == s && $2 == m && $3 == k { pri
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
 per_byte() { awk -v c="$1" -v s="$2" 'BEGIN { if (c + 0 > 0 && s > 0) printf "%.2f", c / s; else print "-" }'; }
 
+# by_time KIND FIGURE: a tool's guest-time figure as instructions (one a
+# nanosecond): tb per byte of MiB/s, tl per round trip of a half round
+# trip in us, tr per message of Mmsg/s.
+by_time() {
+	awk -v k="$1" -v v="$2" 'BEGIN {
+		if (v + 0 <= 0) { print "-"; exit }
+		if (k == "tb") printf "%.2f", 1e9 / (v * 1048576)
+		else if (k == "tl") printf "%.0f", 2000 * v
+		else printf "%.0f", 1000 / v
+	}'
+}
+
 table() {
 	local stacks mtus mtu s t
 	mtus=$(awk 'NF == 4 && $1 != "msgs" { print $2 }' "$exact" | sort -un | tr '\n' ' ')
@@ -62,12 +74,16 @@ table() {
 			"1 MiB SEND MiB/s|v|bw1m"
 			"2 B latency us|v|lat2"
 			"8 B SEND Mmsg/s|v|rate8"
+			"64 KiB insn/B by time|tb|bw64k"
 			"64 KiB kernel insn/B|kb|bw64k"
 			"64 KiB user insn/B|ub|bw64k"
+			"1 MiB insn/B by time|tb|bw1m"
 			"1 MiB kernel insn/B|kb|bw1m"
 			"1 MiB user insn/B|ub|bw1m"
+			"2 B insn/trip by time|tl|lat2"
 			"2 B kernel insn/trip|k|lat2"
 			"2 B user insn/trip|u|lat2"
+			"8 B insn/msg by time|tr|rate8"
 			"8 B kernel insn/msg|k|rate8"
 			"8 B user insn/msg|u|rate8"
 		)
@@ -80,6 +96,7 @@ table() {
 				v) c=$(value "$s" "$mtu" "$t") ;;
 				k | kb) c=$(cost "$mtu.$s.$t" kernel) ;;
 				u | ub) c=$(cost "$mtu.$s.$t" user) ;;
+				t?) c=$(by_time "$how" "$(value "$s" "$mtu" "$t")") ;;
 				esac
 				case $how in kb | ub) c=$(per_byte "$c" "$(msize "$t")") ;; esac
 				printf " %10s" "${c:--}"
