@@ -76,10 +76,12 @@ measure() {
 
 # measured_run CMD...: one client run (with its perftest server, which
 # takes the count too) between two markers, its output on stdout. perftest
-# spends a start-up of about a billion instructions of its own (its clock
-# calibration spins) that varies by a few percent from run to run: its
-# phase starts once it prints its table's header (connected, about to
-# send) and ends once it prints its result. qperf starts in little.
+# spends a start-up of about a billion instructions of its own, and a
+# clock calibration (a 0.2 s busy loop) before its result, each a little
+# different from run to run: build/user/libmeter-shim.so, preloaded,
+# marks its transfer alone (tools/bench/meter-shim.cpp). qperf starts and
+# ends in little.
+shim=$here/../../build/user/libmeter-shim.so
 measured_run() {
 	if [ "$1" = qperf ]; then
 		marker
@@ -87,28 +89,23 @@ measured_run() {
 		marker
 		return
 	fi
-	local t=$1 cdev=$2 sdev=$3 line at=0
+	local t=$1 cdev=$2 sdev=$3 n
 	shift 3
-	if ! srv_start 18515 "$t" -d "$sdev" -F "$@"; then
+	: >/tmp/exact-shim.log
+	if srv_start 18515 env LD_PRELOAD="$shim" METER_SHIM=yield "$t" -d "$sdev" -F "$@"; then
+		LD_PRELOAD=$shim METER_SHIM=mark METER_SHIM_LOG=/tmp/exact-shim.log \
+			timeout "$LIMIT" "$t" -d "$cdev" -F "$@" "$SIP" 2>&1
+	else
 		echo "$t $* on $sdev: the server did not start: $(tail -n 3 /tmp/bench-srv.err | tr '\n' ' ')" >&2
-		srv_end kill
-		marker
-		marker
-		return
 	fi
-	while IFS= read -r line; do
-		echo "$line"
-		case $at in
-		0) [[ $line != *"#bytes"* ]] || { marker; at=1; } ;;
-		1) [[ ! $line =~ ^\ +[0-9]+\ +[0-9]+\  ]] || { marker; at=2; } ;;
-		esac
-	done < <(timeout "$LIMIT" stdbuf -oL "$t" -d "$cdev" -F "$@" "$SIP" 2>&1)
+	srv_end kill
 	# A run without its header or result still makes its two markers.
-	while [ $at -lt 2 ]; do
+	n=$(wc -l </tmp/exact-shim.log)
+	MARKS=$((MARKS + n))
+	while [ "$n" -lt 2 ]; do
 		marker
-		at=$((at + 1))
+		n=$((n + 1))
 	done
-	srv_end
 }
 
 # check_row WHAT VALUE: VALUE, or on stderr why WHAT has none (the end
@@ -185,17 +182,17 @@ stack_rdma() {
 		# (neighbours, caches, slabs) must not fall on one run of a
 		# measurement's two.
 		measured_run ib_send_bw "$cdev" "$sdev" $f -e -s 65536 -n 16 >/dev/null
-		measure "$p.bw64k" "$n64" $((2 * n64)) ib_send_bw "$cdev" "$sdev" $f -e -s 65536 -n @
+		measure "$p.bw64k" "$n64" $((2 * n64)) ib_send_bw "$cdev" "$sdev" $f -e -N -s 65536 -n @
 		put_exact "$row" "$mtu" bw64k "$(check_row "$p bw64k" "$(perftest_row "$OUTPUT" 4)")"
 		# siw's 1 MiB SENDs in event mode never end (billions of
 		# instructions, no result): not measured.
 		if [ "$row" != siw ]; then
-			measure "$p.bw1m" "$n1m" $((2 * n1m)) ib_send_bw "$cdev" "$sdev" $f -e -s 1048576 -n @
+			measure "$p.bw1m" "$n1m" $((2 * n1m)) ib_send_bw "$cdev" "$sdev" $f -e -N -s 1048576 -n @
 			put_exact "$row" "$mtu" bw1m "$(check_row "$p bw1m" "$(perftest_row "$OUTPUT" 4)")"
 		fi
 		measure "$p.lat2" "$nlat" $((2 * nlat)) ib_send_lat "$cdev" "$sdev" $f -e -s 2 -n @
 		put_exact "$row" "$mtu" lat2 "$(check_row "$p lat2" "$(perftest_row "$OUTPUT" 5)")"
-		measure "$p.rate8" "$nrate" $((2 * nrate)) ib_send_bw "$cdev" "$sdev" $f -e -s 8 -n @
+		measure "$p.rate8" "$nrate" $((2 * nrate)) ib_send_bw "$cdev" "$sdev" $f -e -N -s 8 -n @
 		put_exact "$row" "$mtu" rate8 "$(check_row "$p rate8" "$(perftest_row "$OUTPUT" 5)")"
 	}
 	grep -E ' [tTwW] ' /proc/kallsyms >"$meter/kallsyms.$p"
