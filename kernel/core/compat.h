@@ -41,8 +41,8 @@ static inline u32 crc32c(u32 crc, const void *p, size_t len)
  * Where the library's own dispatch to the CPU's CRC instructions
  * (SOFTRDMA_HAVE_CRC_ARCH: 6.14 on), they are the library's. Before,
  * those are table-driven C, and compat.c takes the crypto API's drivers
- * (crc32-pclmul, crc32c-intel) where it has them, chosen at module load
- * by softrdma_crc_init(); else the library.
+ * (crc32-pclmul, crc32c-intel) where it has them and they are the faster
+ * here, chosen at module load by softrdma_crc_init(); else the library.
  */
 #ifdef SOFTRDMA_HAVE_CRC_ARCH
 static inline u32 softrdma_crc32(u32 crc, const void *p, size_t len)
