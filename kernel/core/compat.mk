@@ -13,6 +13,12 @@ softrdma_probe = $(if $(filter-out 0,$(shell cat /dev/null $(wildcard \
 ccflags-y += $(call softrdma_probe,TIMER_CONTAINER_OF,linux/timer.h,\
 	\<timer_container_of\>)
 ccflags-y += $(call softrdma_probe,CRC32C,linux/crc32.h,\<crc32c\>.u32 crc)
+# crc32_le() and crc32c() dispatch to the CPU's CRC instructions (and say
+# so by crc32_optimizations()); before, they are table-driven C and the
+# fast CRCs are the crypto API's drivers (compat.c, which Kbuild then adds).
+softrdma_crc_arch := $(call softrdma_probe,CRC_ARCH,linux/crc32.h,\
+	\<CRC32_LE_OPTIMIZATION\>)
+ccflags-y += $(softrdma_crc_arch)
 ccflags-y += $(call softrdma_probe,SOCKADDR_UNSIZED,linux/socket.h,\
 	struct sockaddr_unsized \{)
 ccflags-y += $(call softrdma_probe,UDP_TUNNEL_SK,net/udp_tunnel.h,\

@@ -193,6 +193,8 @@ static int __init softrdma_init(void)
 	ret = softrdma_poll_init();
 	if (ret)
 		return ret;
+	/* Both transports' CRCs: before any of them can send or receive. */
+	softrdma_crc_init();
 	for (i = 0; i < ARRAY_SIZE(softrdma_transports); i++) {
 		ret = softrdma_transports[i]->init();
 		if (ret)
@@ -211,6 +213,7 @@ static int __init softrdma_init(void)
 
 err_transports:
 	softrdma_transports_exit(i);
+	softrdma_crc_exit();
 	softrdma_poll_exit();
 	return ret;
 }
@@ -228,6 +231,7 @@ static void __exit softrdma_exit(void)
 	wait_event(softrdma_devices_gone,
 		   !atomic_read(&softrdma_num_devices));
 	softrdma_transports_exit(ARRAY_SIZE(softrdma_transports));
+	softrdma_crc_exit();
 	softrdma_poll_exit();
 }
 

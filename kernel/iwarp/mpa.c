@@ -19,19 +19,18 @@
  * what is offered and agreed is decided in cm.c.
  */
 #include <kunit/visibility.h>
-#include <linux/crc32.h>
 #include <linux/uio.h>
 #include <net/sock.h>
 
 #include "iwarp.h"
 
 /*
- * The MPA CRC of @len bytes: CRC32c, sent as its little-endian bytes. The
- * library's built-in CRC32c, so the module needs no libcrc32c.
+ * The MPA CRC of @len bytes: CRC32c, sent as its little-endian bytes.
+ * compat.h's, so the module needs no libcrc32c (before 6.14 a module).
  */
 u32 softrdma_mpa_crc(const void *buf, u32 len)
 {
-	return ~crc32c(~0U, buf, len);
+	return ~softrdma_crc32c(~0U, buf, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_mpa_crc);
 

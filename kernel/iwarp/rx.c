@@ -19,7 +19,6 @@
  * and SQ bookkeeping (qp.c), MPA framing and DDP header checks (mpa.c,
  * ddp.c).
  */
-#include <linux/crc32.h>
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
 #include <net/sock.h>
@@ -669,7 +668,7 @@ static bool softrdma_iw_rx_peek(struct softrdma_qp *qp)
 	iw->rx_to = be64_to_cpu(h.to);
 	iw->rx_left = n;
 	if (iw->crc)
-		iw->rx_crc = crc32c(~0U, iw->rxbuf, iw->rx_have);
+		iw->rx_crc = softrdma_crc32c(~0U, iw->rxbuf, iw->rx_have);
 	iw->rx_state = IW_RX_PLACE;
 	return true;
 }
@@ -714,7 +713,7 @@ static void softrdma_iw_rx_place(struct softrdma_qp *qp, struct sk_buff *skb,
 			softrdma_mr_copy(iw->rx_mr, iw->rx_to + done,
 					 (void *)data, l, true);
 		if (iw->crc)
-			iw->rx_crc = crc32c(iw->rx_crc, data, l);
+			iw->rx_crc = softrdma_crc32c(iw->rx_crc, data, l);
 		done += l;
 	}
 	skb_abort_seq_read(&st);
@@ -741,7 +740,8 @@ static void softrdma_iw_rx_placed(struct softrdma_qp *qp)
 	u32 pad = iw->rx_need - 4;
 
 	if (iw->crc && !iw->rx_skip &&
-	    get_unaligned_le32(t + pad) != ~crc32c(iw->rx_crc, t, pad)) {
+	    get_unaligned_le32(t + pad) !=
+	    ~softrdma_crc32c(iw->rx_crc, t, pad)) {
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_ICRC_ERR);
 		spin_lock_bh(&qp->lock);
 		if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)

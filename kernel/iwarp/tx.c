@@ -18,7 +18,6 @@
  * Not here: what arrives (rx.c), the QP's state and SQ bookkeeping (qp.c),
  * MPA framing and DDP headers (mpa.c, ddp.c).
  */
-#include <linux/crc32.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/percpu.h>
@@ -100,14 +99,15 @@ static u8 *softrdma_iw_frame_ref(struct softrdma_iw_qp *iw, u8 *head,
 	memcpy(head + 2, iw->txbuf + 2, hlen);
 	memset(tail, 0, pad);
 	if (iw->crc) {
-		crc = crc32c(~0U, head, 2 + hlen);
+		crc = softrdma_crc32c(~0U, head, 2 + hlen);
 		for (i = 0; i < nbv; i++) {
 			u8 *va = kmap_local_page(bv[i].bv_page);
 
-			crc = crc32c(crc, va + bv[i].bv_offset, bv[i].bv_len);
+			crc = softrdma_crc32c(crc, va + bv[i].bv_offset,
+					      bv[i].bv_len);
 			kunmap_local(va);
 		}
-		crc = ~crc32c(crc, tail, pad);
+		crc = ~softrdma_crc32c(crc, tail, pad);
 	}
 	put_unaligned_le32(crc, tail + pad);
 	return tail;

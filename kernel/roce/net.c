@@ -5,7 +5,6 @@
  * and receive, the ICRC, and the loop for packets to the namespace's own
  * addresses.
  */
-#include <linux/crc32.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -325,8 +324,9 @@ static u32 softrdma_icrc_start(const u8 *ph, unsigned int phlen)
 {
 	static const u8 lrh[8] = { 0xff, 0xff, 0xff, 0xff,
 				   0xff, 0xff, 0xff, 0xff };
+	u32 crc = softrdma_crc32(~0U, lrh, sizeof(lrh));
 
-	return crc32_le(crc32_le(~0U, lrh, sizeof(lrh)), ph, phlen);
+	return softrdma_crc32(crc, ph, phlen);
 }
 
 /* Copy UDP header and BTH behind the IP header; mask UDP checksum, resv8a. */
@@ -381,8 +381,8 @@ static u32 softrdma_icrc6_start(const struct ipv6hdr *ip6h,
 u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 		  const u8 *bth, unsigned int len)
 {
-	return ~crc32_le(softrdma_icrc4_start(iph, udph, bth),
-			 bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
+	return ~softrdma_crc32(softrdma_icrc4_start(iph, udph, bth),
+			       bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc);
 
@@ -390,8 +390,8 @@ EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc);
 u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
 		   const u8 *bth, unsigned int len)
 {
-	return ~crc32_le(softrdma_icrc6_start(ip6h, udph, bth),
-			 bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
+	return ~softrdma_crc32(softrdma_icrc6_start(ip6h, udph, bth),
+			       bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc6);
 
@@ -859,7 +859,7 @@ bool softrdma_roce_icrc_ok(struct sk_buff *skb)
 	skb_prepare_seq_read(skb, SOFTRDMA_BTH_LEN, tlen, &st);
 	while (done < len && (n = skb_seq_read(done, &data, &st)) != 0) {
 		n = min(n, len - done);
-		crc = crc32_le(crc, data, n);
+		crc = softrdma_crc32(crc, data, n);
 		done += n;
 	}
 	skb_abort_seq_read(&st);

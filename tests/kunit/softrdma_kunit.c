@@ -5,9 +5,12 @@
  * are inline in roce.h; the ICRC and the QP attribute checks are called in
  * softrdma.ko, which exports them to KUnit only.
  */
+#include <crypto/hash.h>
 #include <kunit/test.h>
+#include <linux/bottom_half.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/random.h>
 #include <linux/udp.h>
 #include <linux/unaligned.h>
 
@@ -492,6 +495,186 @@ static struct kunit_case softrdma_icrc_cases[] = {
 static struct kunit_suite softrdma_icrc_suite = {
 	.name = "softrdma_icrc",
 	.test_cases = softrdma_icrc_cases,
+};
+
+/*
+ * The fast CRCs (compat.h: softrdma_crc32() for the ICRC, softrdma_crc32c()
+ * for MPA) against the library's crc32_le() and crc32c(), from random
+ * seeds over random bytes at every alignment: a driver that started from
+ * its key instead of the seed, inverted it, or took it byte swapped would
+ * differ. Lengths 0 to 300 at each of 16 offsets, then packets of a few
+ * KiB, those also with bottom halves off, as the receive path runs.
+ */
+static u32 crc32_lib(u32 crc, const void *p, size_t len)
+{
+	return crc32_le(crc, p, len);
+}
+
+static u32 crc32c_lib(u32 crc, const void *p, size_t len)
+{
+	return crc32c(crc, p, len);
+}
+
+/* A CRC as computed by @tfm through softrdma_crc_shash(), or by @fast. */
+struct crc_impl {
+	const char *label;
+	struct crypto_shash *tfm;
+	u32 (*fast)(u32 crc, const void *p, size_t len);
+	u32 (*lib)(u32 crc, const void *p, size_t len);
+};
+
+static u32 crc_run(const struct crc_impl *c, u32 seed, const void *p,
+		   size_t len)
+{
+#ifndef SOFTRDMA_HAVE_CRC_ARCH
+	if (c->tfm)
+		return softrdma_crc_shash(c->tfm, seed, p, len);
+#endif
+	return c->fast(seed, p, len);
+}
+
+#define CRC_OFFS	16
+#define CRC_BUF_LEN	(9000 + CRC_OFFS)
+
+static const size_t crc_big[] = { 1024, 1500, 4096, 4099, 9000 };
+
+/* Seeds: 0 and ~0 (what callers pass) and random ones. */
+static u32 crc_seed(unsigned int i)
+{
+	return i % 4 == 0 ? 0 : i % 4 == 1 ? ~0U : get_random_u32();
+}
+
+/* How many of @c's CRCs differ from the library's; the first in @first. */
+static unsigned int crc_compare(const struct crc_impl *c, const u8 *buf,
+				char *first, size_t first_len)
+{
+	u32 seeds[ARRAY_SIZE(crc_big) * CRC_OFFS];
+	u32 got[ARRAY_SIZE(crc_big) * CRC_OFFS];
+	unsigned int bad = 0, i, off;
+	size_t len;
+	u32 seed;
+
+	for (len = 0; len <= 300; len++) {
+		for (off = 0; off < CRC_OFFS; off++) {
+			seed = crc_seed(len * CRC_OFFS + off);
+			if (crc_run(c, seed, buf + off, len) !=
+			    c->lib(seed, buf + off, len) && !bad++)
+				snprintf(first, first_len,
+					 "len %zu off %u seed %#x", len, off,
+					 seed);
+		}
+	}
+	local_bh_disable();
+	for (i = 0; i < ARRAY_SIZE(got); i++) {
+		seeds[i] = crc_seed(i);
+		got[i] = crc_run(c, seeds[i], buf + i % CRC_OFFS,
+				 crc_big[i / CRC_OFFS]);
+	}
+	local_bh_enable();
+	for (i = 0; i < ARRAY_SIZE(got); i++) {
+		len = crc_big[i / CRC_OFFS];
+		off = i % CRC_OFFS;
+		if (got[i] != c->lib(seeds[i], buf + off, len) && !bad++)
+			snprintf(first, first_len, "len %zu off %u seed %#x",
+				 len, off, seeds[i]);
+	}
+	return bad;
+}
+
+/* CRC_BUF_LEN random bytes. */
+static u8 *crc_buf(struct kunit *test)
+{
+	u8 *buf = kunit_kmalloc(test, CRC_BUF_LEN, GFP_KERNEL);
+
+	if (buf)
+		get_random_bytes(buf, CRC_BUF_LEN);
+	return buf;
+}
+
+static void crc_check(struct kunit *test, const struct crc_impl *c,
+		      const u8 *buf)
+{
+	char first[64] = "";
+
+	KUNIT_EXPECT_EQ_MSG(test, crc_compare(c, buf, first, sizeof(first)),
+			    0U, "%s differs from the library, first at %s",
+			    c->label, first);
+}
+
+static void crc32_fast_test(struct kunit *test)
+{
+	const struct crc_impl c = {
+		.label = "softrdma_crc32()",
+		.fast = softrdma_crc32,
+		.lib = crc32_lib,
+	};
+	u8 *buf = crc_buf(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	crc_check(test, &c, buf);
+}
+
+static void crc32c_fast_test(struct kunit *test)
+{
+	const struct crc_impl c = {
+		.label = "softrdma_crc32c()",
+		.fast = softrdma_crc32c,
+		.lib = crc32c_lib,
+	};
+	u8 *buf = crc_buf(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	crc_check(test, &c, buf);
+}
+
+#ifndef SOFTRDMA_HAVE_CRC_ARCH
+/*
+ * The crypto driver path itself, whichever the module chose at load: the
+ * crypto API's best driver for @alg through softrdma_crc_shash().
+ */
+static void crc_shash_check(struct kunit *test, const char *alg,
+			    u32 (*lib)(u32 crc, const void *p, size_t len))
+{
+	struct crc_impl c = { .lib = lib };
+	struct crypto_shash *tfm;
+	u8 *buf = crc_buf(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	tfm = crypto_alloc_shash(alg, 0, 0);
+	if (IS_ERR(tfm))
+		kunit_skip(test, "no %s crypto driver (%ld)", alg,
+			   PTR_ERR(tfm));
+	c.tfm = tfm;
+	c.label = crypto_shash_driver_name(tfm);
+	kunit_info(test, "%s: %s\n", alg, c.label);
+	crc_check(test, &c, buf);
+	crypto_free_shash(tfm);
+}
+
+static void crc32_shash_test(struct kunit *test)
+{
+	crc_shash_check(test, "crc32", crc32_lib);
+}
+
+static void crc32c_shash_test(struct kunit *test)
+{
+	crc_shash_check(test, "crc32c", crc32c_lib);
+}
+#endif
+
+static struct kunit_case softrdma_crc_cases[] = {
+	KUNIT_CASE(crc32_fast_test),
+	KUNIT_CASE(crc32c_fast_test),
+#ifndef SOFTRDMA_HAVE_CRC_ARCH
+	KUNIT_CASE(crc32_shash_test),
+	KUNIT_CASE(crc32c_shash_test),
+#endif
+	{}
+};
+
+static struct kunit_suite softrdma_crc_suite = {
+	.name = "softrdma_crc",
+	.test_cases = softrdma_crc_cases,
 };
 
 /* PSN arithmetic: 24 bits, compared within half the space (2^23). */
@@ -1376,9 +1559,9 @@ static struct kunit_suite softrdma_iwarp_suite = {
 #include "ud_kunit.c"
 
 kunit_test_suites(&softrdma_util_suite, &softrdma_hdr_suite,
-		  &softrdma_icrc_suite, &softrdma_psn_suite,
-		  &softrdma_qp_state_suite, &softrdma_iwarp_suite,
-		  &softrdma_ud_suite);
+		  &softrdma_icrc_suite, &softrdma_crc_suite,
+		  &softrdma_psn_suite, &softrdma_qp_state_suite,
+		  &softrdma_iwarp_suite, &softrdma_ud_suite);
 
 MODULE_DESCRIPTION("KUnit tests for softrdma");
 MODULE_LICENSE("Dual BSD/GPL");

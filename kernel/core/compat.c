@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * CRC32 (the RoCEv2 ICRC) and CRC32c (the MPA CRC) on a kernel whose
+ * library crc32_le() and crc32c() are table-driven C (before 6.14): the
+ * crypto API's "crc32" and "crc32c" drivers (on x86 crc32-pclmul and
+ * crc32c-intel) where it has them and they beat the library on this
+ * machine, else the library; chosen once, at module load. Built only for
+ * such a kernel (Kbuild); on a newer one compat.h calls the library,
+ * which is accelerated there.
+ */
+#include <crypto/hash.h>
+#include <kunit/visibility.h>
+#include <linux/crc32.h>
+#include <linux/err.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/printk.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+
+/*
+ * Below this many bytes the library's table goes first: the drivers
+ * themselves hand short buffers to it (crc32-pclmul anything under 79
+ * bytes), so the crypto API's calls would only add to it.
+ */
+#define SOFTRDMA_CRC_SHASH_MIN	64
+
+/* Set at module load, before any device exists; dropped at unload. */
+static struct crypto_shash *softrdma_crc32_tfm;
+static struct crypto_shash *softrdma_crc32c_tfm;
+
+/**
+ * softrdma_crc_shash - a CRC by a "crc32" or "crc32c" crypto driver
+ * @tfm: the driver's transform
+ * @crc: the seed, as the library takes it
+ * @p: the bytes
+ * @len: how many
+ *
+ * The state of both algorithms is the running CRC itself: the u32 the
+ * library passes from call to call, neither inverted nor byte swapped.
+ * So the seed goes in by import and the CRC comes out by export. The
+ * transform's key (what init would start from) is never set, so calls
+ * on any CPU may share @tfm, and final's conventions (crc32c inverts) do
+ * not apply. softrdma_crc_keep() checks it against the library before a
+ * driver is used.
+ *
+ * Return: what the library's crc32_le() or crc32c() returns.
+ */
+u32 softrdma_crc_shash(struct crypto_shash *tfm, u32 crc, const void *p,
+		       size_t len)
+{
+	SHASH_DESC_ON_STACK(desc, tfm);
+	unsigned int n;
+
+	desc->tfm = tfm;
+	crypto_shash_import(desc, &crc);
+	/* update() takes an unsigned int length. */
+	for (; len; len -= n, p += n) {
+		n = min_t(size_t, len, SZ_1G);
+		crypto_shash_update(desc, p, n);
+	}
+	crypto_shash_export(desc, &crc);
+	return crc;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc_shash);
+
+static u32 softrdma_crc32_lib(u32 crc, const void *p, size_t len)
+{
+	return crc32_le(crc, p, len);
+}
+
+static u32 softrdma_crc32c_lib(u32 crc, const void *p, size_t len)
+{
+	return crc32c(crc, p, len);
+}
+
+u32 softrdma_crc32(u32 crc, const void *p, size_t len)
+{
+	if (softrdma_crc32_tfm && len >= SOFTRDMA_CRC_SHASH_MIN)
+		return softrdma_crc_shash(softrdma_crc32_tfm, crc, p, len);
+	return crc32_le(crc, p, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32);
+
+u32 softrdma_crc32c(u32 crc, const void *p, size_t len)
+{
+	if (softrdma_crc32c_tfm && len >= SOFTRDMA_CRC_SHASH_MIN)
+		return softrdma_crc_shash(softrdma_crc32c_tfm, crc, p, len);
+	return crc32c(crc, p, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32c);
+
+/*
+ * Nanoseconds @tfm (or, if NULL, @lib) takes over @len bytes at @buf, the
+ * best of a few passes, each seeded with the CRC of the one before: the
+ * last CRC in @crc.
+ */
+static u64 softrdma_crc_time(struct crypto_shash *tfm,
+			     u32 (*lib)(u32 crc, const void *p, size_t len),
+			     const u8 *buf, size_t len, u32 *crc)
+{
+	u64 best = U64_MAX, t;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		t = ktime_get_ns();
+		*crc = tfm ? softrdma_crc_shash(tfm, *crc, buf, len) :
+			     lib(*crc, buf, len);
+		best = min(best, ktime_get_ns() - t);
+	}
+	return best;
+}
+
+/*
+ * Keep @tfm for @name only if it gives what @lib gives, from a seed that
+ * is neither 0 nor ~0 (a driver that started from its key or inverted
+ * would differ) over a buffer off its alignment that ends in a partial
+ * word, and does so faster than @lib over 4 KiB (the largest path MTU's
+ * payload). On hardware the drivers are the faster by far, but
+ * an emulator may carry out PCLMULQDQ and CRC32 bit by bit, as the lab's
+ * QEMU (TCG) does: there the table is (Documentation/performance.rst).
+ */
+static bool softrdma_crc_keep(struct crypto_shash *tfm, const char *name,
+			      u32 (*lib)(u32 crc, const void *p, size_t len))
+{
+	const char *drv = crypto_shash_driver_name(tfm);
+	u32 by_lib = 0x5eed1234, by_tfm = by_lib;
+	u64 t_lib, t_tfm;
+	size_t i;
+	u8 *buf;
+
+	if (crypto_shash_statesize(tfm) != sizeof(u32)) {
+		pr_info("softrdma: %s keeps no plain CRC state: %s by the library\n",
+			drv, name);
+		return false;
+	}
+	buf = kmalloc(SZ_4K + 1, GFP_KERNEL);
+	if (!buf)
+		return true;	/* the crypto API's choice, untimed */
+	for (i = 0; i < SZ_4K + 1; i++)
+		buf[i] = i * 7 + 3;
+	t_lib = softrdma_crc_time(NULL, lib, buf + 1, SZ_4K, &by_lib);
+	t_tfm = softrdma_crc_time(tfm, lib, buf + 1, SZ_4K, &by_tfm);
+	kfree(buf);
+	if (by_tfm != by_lib) {
+		pr_info("softrdma: %s does not match the library: %s by the library\n",
+			drv, name);
+		return false;
+	}
+	if (t_tfm >= t_lib) {
+		pr_info("softrdma: %s is slower than the library here (%llu ns against %llu per 4 KiB): %s by the library\n",
+			drv, t_tfm, t_lib, name);
+		return false;
+	}
+	pr_debug("softrdma: %s by %s (%llu ns against the library's %llu per 4 KiB)\n",
+		 name, drv, t_tfm, t_lib);
+	return true;
+}
+
+/*
+ * The driver the crypto API has for @name (its best by priority; this
+ * may load its module), or NULL to use the library.
+ */
+static struct crypto_shash *
+softrdma_crc_alloc(const char *name,
+		   u32 (*lib)(u32 crc, const void *p, size_t len))
+{
+	struct crypto_shash *tfm = crypto_alloc_shash(name, 0, 0);
+
+	if (IS_ERR(tfm)) {
+		pr_info("softrdma: no %s crypto driver (%ld): %s by the library\n",
+			name, PTR_ERR(tfm), name);
+		return NULL;
+	}
+	if (!softrdma_crc_keep(tfm, name, lib)) {
+		crypto_free_shash(tfm);
+		return NULL;
+	}
+	return tfm;
+}
+
+/* Module load: never fails, the library is always there. */
+void softrdma_crc_init(void)
+{
+	softrdma_crc32_tfm = softrdma_crc_alloc("crc32", softrdma_crc32_lib);
+	softrdma_crc32c_tfm = softrdma_crc_alloc("crc32c",
+						 softrdma_crc32c_lib);
+}
+
+void softrdma_crc_exit(void)
+{
+	crypto_free_shash(softrdma_crc32c_tfm);
+	crypto_free_shash(softrdma_crc32_tfm);
+	softrdma_crc32c_tfm = NULL;
+	softrdma_crc32_tfm = NULL;
+}
