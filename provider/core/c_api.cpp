@@ -63,10 +63,10 @@ extern "C" int softrdma_qp_type_check(enum ibv_qp_type type, bool iwarp)
 		return 0;
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
-		return iwarp ? EOPNOTSUPP : 0; // iWARP has connections only
 	case IBV_QPT_XRC_SEND:
 	case IBV_QPT_XRC_RECV:
-		return iwarp ? EOPNOTSUPP : 0; // XRC is IBTA's (Annex A14)
+		// iWARP has connections only, and no XRC (IBTA's Annex A14)
+		return iwarp ? EOPNOTSUPP : 0;
 	case IBV_QPT_RAW_PACKET:
 	case IBV_QPT_DRIVER:
 		return EOPNOTSUPP;
