@@ -9,7 +9,7 @@
 # XRCETH is read from those raw bytes (infiniband.vendor).
 #
 # layers: stock debug
-# timeout: 120
+# timeout: 300
 test_xrc_verbs() {
 	rc_pair
 	tcpdump -i veth0 -w "$TEST_TMP"/wire.pcap udp port 4791 2>/dev/null &
