@@ -287,6 +287,8 @@ static int sr_dealloc_mw(struct ibv_mw *mw)
 static int sr_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 		      struct ibv_mw_bind *mw_bind)
 {
+	if (!to_core_qp(ibqp))
+		return EINVAL;	/* an XRC TGT QP has no send queue */
 	return softrdma_qp_bind_mw(to_core_qp(ibqp), mw, mw_bind);
 }
 
@@ -497,6 +499,15 @@ static const struct sr_create_ops sr_qp_ex_ops = {
 	.destroy = sr_qp_destroy_cmd,
 };
 
+/*
+ * An XRC TGT QP (IBV_QPT_XRC_RECV) has no queues to post to: the kernel
+ * makes it for its XRC domain, with nothing to map; its core is NULL.
+ */
+static const struct sr_create_ops sr_qp_tgt_ops = {
+	.size = sizeof(struct sr_qp),
+	.cmd = sr_create_qp_ex_cmd,
+};
+
 static bool sr_iwarp(struct ibv_context *context)
 {
 	return context->device->transport_type == IBV_TRANSPORT_IWARP;
@@ -546,7 +557,8 @@ static int sr_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 	sr_qp_purge_cqs(send_cq, recv_cq, qp_num);
-	softrdma_qp_close(qp->core);
+	if (qp->core)
+		softrdma_qp_close(qp->core);
 	free(qp);
 	return 0;
 }
@@ -559,7 +571,8 @@ static int sr_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 
 	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
 	if (!ret && (attr_mask & IBV_QP_STATE)) {
-		softrdma_qp_set_state(to_core_qp(ibqp), attr->qp_state);
+		if (to_core_qp(ibqp))
+			softrdma_qp_set_state(to_core_qp(ibqp), attr->qp_state);
 		if (attr->qp_state == IBV_QPS_RESET)
 			sr_qp_purge_cqs(ibqp->send_cq, ibqp->recv_cq, ibqp->qp_num);
 	}
@@ -578,13 +591,95 @@ static int sr_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 static int sr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad_wr)
 {
+	/* An XRC TGT QP has no send queue. */
+	if (!to_core_qp(ibqp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	return softrdma_qp_post_send(to_core_qp(ibqp), wr, bad_wr);
 }
 
 static int sr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr)
 {
+	/* Nor a receive queue: its XRC SRQs take the receives. */
+	if (!to_core_qp(ibqp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	return softrdma_qp_post_recv(to_core_qp(ibqp), wr, bad_wr);
+}
+
+/* ibv_open_qp: another handle on an XRC TGT QP of an XRC domain. */
+struct sr_open_qp_args {
+	struct ibv_context *context;
+	struct ibv_qp_open_attr *attr;
+};
+
+static int sr_open_qp_cmd(void *obj, void *args)
+{
+	struct sr_open_qp_args *a = args;
+	struct sr_qp *qp = obj;
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+
+	return ibv_cmd_open_qp(a->context, &qp->vqp, sizeof(qp->vqp), a->attr,
+			       &cmd, sizeof(cmd), &resp, sizeof(resp));
+}
+
+static const struct sr_create_ops sr_open_qp_ops = {
+	.size = sizeof(struct sr_qp),
+	.cmd = sr_open_qp_cmd,
+};
+
+static struct ibv_qp *sr_open_qp(struct ibv_context *context,
+				 struct ibv_qp_open_attr *attr)
+{
+	struct sr_open_qp_args a = { .context = context, .attr = attr };
+	struct sr_qp *qp = sr_create(&sr_open_qp_ops, &a);
+
+	return qp ? &qp->vqp.qp : NULL;
+}
+
+/* XRC domains: the kernel shares one per file and device. */
+struct sr_open_xrcd_args {
+	struct ibv_context *context;
+	struct ibv_xrcd_init_attr *attr;
+};
+
+static int sr_open_xrcd_cmd(void *obj, void *args)
+{
+	struct sr_open_xrcd_args *a = args;
+	struct ib_uverbs_open_xrcd_resp resp = {};
+	struct ibv_open_xrcd cmd = {};
+
+	return ibv_cmd_open_xrcd(a->context, obj, sizeof(struct verbs_xrcd),
+				 a->attr, &cmd, sizeof(cmd), &resp,
+				 sizeof(resp));
+}
+
+static const struct sr_create_ops sr_xrcd_ops = {
+	.size = sizeof(struct verbs_xrcd),
+	.cmd = sr_open_xrcd_cmd,
+};
+
+static struct ibv_xrcd *sr_open_xrcd(struct ibv_context *context,
+				     struct ibv_xrcd_init_attr *attr)
+{
+	struct sr_open_xrcd_args a = { .context = context, .attr = attr };
+	struct verbs_xrcd *xrcd = sr_create(&sr_xrcd_ops, &a);
+
+	return xrcd ? &xrcd->xrcd : NULL;
+}
+
+static int sr_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = container_of(ibxrcd, struct verbs_xrcd, xrcd);
+	int ret = ibv_cmd_close_xrcd(xrcd);
+
+	if (!ret)
+		free(xrcd);
+	return ret;
 }
 
 struct sr_create_srq_args {
@@ -635,6 +730,59 @@ static struct ibv_srq *sr_create_srq(struct ibv_pd *pd,
 	struct sr_srq *srq = sr_create(&sr_srq_ops, &a);
 
 	return srq ? &srq->vsrq.srq : NULL;
+}
+
+/* ibv_create_srq_ex: an XRC SRQ (or a basic one); the same ring. */
+struct sr_create_srq_ex_args {
+	struct ibv_context *context;
+	struct ibv_srq_init_attr_ex *attr;
+	struct softrdma_create_srq_resp drv;
+};
+
+static int sr_create_srq_ex_cmd(void *obj, void *args)
+{
+	struct sr_create_srq_ex_args *a = args;
+	struct sr_srq *srq = obj;
+	struct usr_create_srq_resp resp = {};
+	struct ibv_create_xsrq cmd = {};
+	int ret;
+
+	ret = ibv_cmd_create_srq_ex(a->context, &srq->vsrq, a->attr, &cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	a->drv = resp.drv;
+	return ret;
+}
+
+static int sr_srq_ex_map(void *obj, void *args)
+{
+	struct sr_create_srq_ex_args *a = args;
+	struct sr_srq *srq = obj;
+
+	srq->core = softrdma_srq_open(a->context->cmd_fd, &a->drv);
+	return sr_opened(srq->core);
+}
+
+static const struct sr_create_ops sr_srq_ex_ops = {
+	.size = sizeof(struct sr_srq),
+	.cmd = sr_create_srq_ex_cmd,
+	.map = sr_srq_ex_map,
+	.destroy = sr_srq_destroy_cmd,
+};
+
+static struct ibv_srq *sr_create_srq_ex(struct ibv_context *context,
+					struct ibv_srq_init_attr_ex *attr)
+{
+	struct sr_create_srq_ex_args a = { .context = context, .attr = attr };
+	struct sr_srq *srq = sr_create(&sr_srq_ex_ops, &a);
+
+	return srq ? &srq->vsrq.srq : NULL;
+}
+
+/* The XRC SRQ number peers name it by: the kernel's, from its creation. */
+static int sr_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	*srq_num = container_of(ibsrq, struct verbs_srq, srq)->srq_num;
+	return 0;
 }
 
 /* A resize's command: ours follows uverbs', and says where to answer. */
@@ -770,7 +918,8 @@ static struct ibv_qp *sr_create_qp_ex(struct ibv_context *context,
 		errno = ret;
 		return NULL;
 	}
-	qp = sr_create(&sr_qp_ex_ops, &a);
+	qp = sr_create(attr->qp_type == IBV_QPT_XRC_RECV ? &sr_qp_tgt_ops :
+						       &sr_qp_ex_ops, &a);
 	if (!qp)
 		return NULL;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
@@ -813,12 +962,18 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.post_send = sr_post_send,
 	.post_recv = sr_post_recv,
 	.create_srq = sr_create_srq,
+	.create_srq_ex = sr_create_srq_ex,
+	.get_srq_num = sr_get_srq_num,
 	.modify_srq = sr_modify_srq,
 	.query_srq = sr_query_srq,
 	.destroy_srq = sr_destroy_srq,
 	.post_srq_recv = sr_post_srq_recv,
 	.create_ah = sr_create_ah,
 	.destroy_ah = sr_destroy_ah,
+	/* iWARP devices answer EOPNOTSUPP: no XRC there. */
+	.open_xrcd = sr_open_xrcd,
+	.close_xrcd = sr_close_xrcd,
+	.open_qp = sr_open_qp,
 	/* The kernel keeps the groups; iWARP devices answer EOPNOTSUPP. */
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.detach_mcast = ibv_cmd_detach_mcast,

@@ -50,8 +50,8 @@ static_assert(offsetof(struct softrdma_send_wqe, compare_add) == 40,
 	      "send WQE compare_add");
 static_assert(offsetof(struct softrdma_send_wqe, swap) == 48,
 	      "send WQE swap");
-static_assert(offsetof(struct softrdma_send_wqe, reserved) == 56,
-	      "send WQE reserved");
+static_assert(offsetof(struct softrdma_send_wqe, remote_srqn) == 56,
+	      "send WQE remote_srqn");
 static_assert(offsetof(struct softrdma_send_wqe, bind_mw) == 24,
 	      "send WQE bind_mw");
 static_assert(sizeof(struct softrdma_bind_mw_wqe) == 32, "bind_mw size");

@@ -215,7 +215,9 @@ struct softrdma_atomic_write_wqe {
  * (IBV_WR_*) value. IBV_WR_BIND_MW uses bind_mw, IBV_WR_FLUSH flush and
  * IBV_WR_ATOMIC_WRITE atomic_write; a send on a UD QP uses ud beside
  * imm_data; every other opcode the fields beside imm_data.
- * IBV_WR_LOCAL_INV carries the key to invalidate in imm_data.
+ * IBV_WR_LOCAL_INV carries the key to invalidate in imm_data. On an XRC
+ * INI QP, remote_srqn names the XRC SRQ (at the XRC TGT QP's end) whose
+ * receive WQEs and PD the request uses: it travels in the XRCETH.
  */
 struct softrdma_send_wqe {
 	__aligned_u64 wr_id;
@@ -237,7 +239,8 @@ struct softrdma_send_wqe {
 		struct softrdma_flush_wqe flush;
 		struct softrdma_atomic_write_wqe atomic_write;
 	};
-	__u32 reserved[2];
+	__u32 remote_srqn;	/* XRC INI QPs: the XRC SRQ at the target */
+	__u32 reserved;
 };
 
 #define SOFTRDMA_SEND_WQE_HDR_SIZE 64

@@ -125,7 +125,7 @@ struct softrdma_ah *softrdma_ah_lock(struct softrdma_qp *qp, u32 ah_num,
 
 	xa_lock_irqsave(&sdev->ahs, *flags);
 	ah = xa_load(&sdev->ahs, ah_num);
-	if (ah && ah->ibah.pd == qp->ibqp.pd)
+	if (ah && ah->ibah.pd == qp->pd)
 		return ah;
 	xa_unlock_irqrestore(&sdev->ahs, *flags);
 	return NULL;

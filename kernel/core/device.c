@@ -154,6 +154,8 @@ static void softrdma_dealloc_driver(struct ib_device *ibdev)
 
 	WARN_ON(!xa_empty(&sdev->keys));
 	xa_destroy(&sdev->keys);
+	WARN_ON(!xa_empty(&sdev->srqs));
+	xa_destroy(&sdev->srqs);
 	softrdma_qpns_destroy(sdev);
 	softrdma_ahs_destroy(sdev);
 	sdev->transport->dev_exit(sdev);
@@ -261,6 +263,7 @@ int softrdma_register(const char *name, struct net_device *ndev,
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	softrdma_keys_init(sdev);
 	softrdma_ahs_init(sdev);
+	xa_init_flags(&sdev->srqs, XA_FLAGS_LOCK_BH);
 	INIT_LIST_HEAD(&sdev->list);
 
 	/* Arming a CQ is a system call; polling it is not. */

@@ -145,7 +145,7 @@ u32 softrdma_frmr_reg(struct softrdma_qp *qp, u32 key, int access)
 	if (qp->user || (access & ~SOFTRDMA_FRMR_ACCESS))
 		return IB_WC_LOC_QP_OP_ERR;
 	rcu_read_lock();
-	mr = softrdma_frmr_find(qp->sdev, qp->ibqp.pd, key);
+	mr = softrdma_frmr_find(qp->sdev, qp->pd, key);
 	if (!mr || READ_ONCE(mr->fr.valid)) {
 		status = IB_WC_LOC_PROT_ERR;
 		goto out;

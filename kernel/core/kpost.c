@@ -204,6 +204,10 @@ int softrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u32 prod;
 	int ret = 0;
 
+	if (!softrdma_qp_postable(qp)) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
 	/* A process's kick: the WQEs are in the ring already. */
 	if (!wr) {
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_SQ_KICKS);
@@ -287,9 +291,13 @@ int softrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct softrdma_qp *qp = to_sqp(ibqp);
 	int ret;
 
+	if (!softrdma_qp_postable(qp)) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
 	if (!wr)
 		return softrdma_qp_kick(qp);
-	if (qp->user || ibqp->srq) {
+	if (qp->user || ibqp->srq || !qp->rcq) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}

@@ -192,7 +192,7 @@ out_put:
 struct softrdma_mr *softrdma_rkey_get(struct softrdma_qp *qp, u32 key,
 				      u64 iova, u64 len, int access, int *err)
 {
-	struct softrdma_mr *mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, key,
+	struct softrdma_mr *mr = softrdma_mr_get(qp->sdev, qp->pd, key,
 						 iova, len, access, err);
 
 	/* No MR of the PD by that key: a window's, perhaps. */
@@ -214,7 +214,7 @@ struct softrdma_mr *softrdma_rkey_get(struct softrdma_qp *qp, u32 key,
  */
 int softrdma_key_invalidate(struct softrdma_qp *qp, u32 key, bool remote)
 {
-	int ret = softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd, key);
+	int ret = softrdma_frmr_invalidate(qp->sdev, qp->pd, key);
 
 	if (ret == -ENOENT)
 		ret = softrdma_mw_invalidate(qp, key, remote);
@@ -349,7 +349,7 @@ int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
 			continue;
 		}
 		n = min_t(u64, len, sge[i].length - off);
-		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, sge[i].lkey,
+		mr = softrdma_mr_get(qp->sdev, qp->pd, sge[i].lkey,
 				     sge[i].addr + off, n, access, &err);
 		if (!mr)
 			return err;

@@ -133,7 +133,7 @@ static int softrdma_mw_bind_check(struct softrdma_qp *qp,
 	if (type1 != !!(wqe->flags & SOFTRDMA_WQE_BIND_TYPE1))
 		return -EINVAL;
 	/* The window's PD is the QP's (C10-72). */
-	if (mw->ibmw.pd != qp->ibqp.pd)
+	if (mw->ibmw.pd != qp->pd)
 		return -EINVAL;
 	/* The new key keeps the index; its 8-bit key changes. */
 	if (softrdma_key_index(new_rkey) != softrdma_key_index(mw->ibmw.rkey) ||
@@ -167,7 +167,7 @@ u32 softrdma_mw_bind(struct softrdma_qp *qp,
 	int err;
 
 	if (b->length) {
-		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, b->mr_lkey,
+		mr = softrdma_mr_get(qp->sdev, qp->pd, b->mr_lkey,
 				     b->addr, b->length, IB_ACCESS_MW_BIND,
 				     &err);
 		if (!mr)
@@ -221,7 +221,7 @@ int softrdma_mw_invalidate(struct softrdma_qp *qp, u32 rkey, bool remote)
 	if (!mw)
 		return -EINVAL;
 	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->valid &&
-	    mw->ibmw.pd == qp->ibqp.pd && (!remote || mw->qp == qp)) {
+	    mw->ibmw.pd == qp->pd && (!remote || mw->qp == qp)) {
 		softrdma_mw_unbind(mw);
 		mw->valid = false;
 		ret = 0;
@@ -252,7 +252,7 @@ struct softrdma_mr *softrdma_mw_get_mr(struct softrdma_qp *qp, u32 key,
 	*err = -ENOENT;
 	if (!mw)
 		return NULL;
-	if (!mw->valid || !mw->mr || mw->ibmw.pd != qp->ibqp.pd ||
+	if (!mw->valid || !mw->mr || mw->ibmw.pd != qp->pd ||
 	    (mw->ibmw.type == IB_MW_TYPE_2 && mw->qp != qp))
 		goto out;
 	*err = -EACCES;

@@ -136,11 +136,17 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	/* RC, and what else the transport takes; GSI is the kernel's. */
+	/*
+	 * RC, and what else the transport takes; GSI is the kernel's. An XRC
+	 * INI QP's WQEs name their XRC SRQ, which only user WQEs can; ib_core
+	 * makes every XRC TGT QP as a kernel one, in an XRC domain.
+	 */
 	if ((init->qp_type != IB_QPT_RC &&
 	     (init->qp_type >= 32 ||
 	      !(BIT(init->qp_type) & sdev->transport->qp_types))) ||
-	    (init->qp_type == IB_QPT_GSI && (udata || init->port_num != 1)))
+	    (init->qp_type == IB_QPT_GSI && (udata || init->port_num != 1)) ||
+	    (init->qp_type == IB_QPT_XRC_INI && !udata) ||
+	    (init->qp_type == IB_QPT_XRC_TGT && (udata || !init->xrcd)))
 		return -EOPNOTSUPP;
 	/* Creation flags: those the transport takes, for UD QPs only. */
 	if (init->create_flags &&
@@ -171,13 +177,17 @@ int softrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				   (u32)sizeof(struct softrdma_sge));
 
 	qp->sdev = sdev;
+	qp->pd = ibqp->pd;
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		qp->xrcd = init->xrcd;
 	qp->transport = sdev->transport;
 	qp->state = IB_QPS_RESET;
 	qp->sq_max_sge = cap->max_send_sge;
 	qp->rq_max_sge = cap->max_recv_sge;
 	qp->max_inline = cap->max_inline_data;
-	qp->scq = to_scq(init->send_cq);
-	qp->rcq = to_scq(init->recv_cq);
+	/* An XRC INI QP has no receive CQ, an XRC TGT QP neither CQ. */
+	qp->scq = init->send_cq ? to_scq(init->send_cq) : NULL;
+	qp->rcq = init->recv_cq ? to_scq(init->recv_cq) : NULL;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->create_flags = init->create_flags;
 	qp->user = !!udata;
@@ -290,8 +300,11 @@ static int softrdma_flush_rq(struct softrdma_qp *qp)
 	u32 prod, cons;
 	int used;
 
-	/* An SRQ's WQEs belong to no QP: they stay for the others. */
-	if (qp->ibqp.srq)
+	/*
+	 * An SRQ's WQEs belong to no QP: they stay for the others. A QP
+	 * without a receive CQ (XRC) takes no receives.
+	 */
+	if (qp->ibqp.srq || !qp->rcq)
 		return 0;
 
 	/* Acquire pairs with the provider's release of its WQEs. */
@@ -349,6 +362,9 @@ static int softrdma_flush_sq(struct softrdma_qp *qp)
 	u32 prod, cons;
 	int used;
 
+	/* An XRC TGT QP has no send queue anyone posts to. */
+	if (!qp->scq)
+		return 0;
 	/* Acquire pairs with the provider's release of its WQEs. */
 	prod = smp_load_acquire(&hdr->producer);
 	cons = hdr->consumer;
@@ -602,7 +618,9 @@ int softrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	 * program may move the QP back to RTR with what query reported.
 	 */
 	if (rdma_protocol_roce(ibqp->device, 1) &&
-	    (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)) {
+	    (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC ||
+	     ibqp->qp_type == IB_QPT_XRC_INI ||
+	     ibqp->qp_type == IB_QPT_XRC_TGT)) {
 		struct rdma_ah_attr *ah = &attr->ah_attr;
 
 		ah->type = RDMA_AH_ATTR_TYPE_ROCE;
@@ -824,23 +842,26 @@ u32 softrdma_swqe_copy_atomic(struct softrdma_qp *qp, u32 slot, const u8 *body)
  * softrdma_recv_take - take the next receive WQE for an arriving message
  * @qp: the QP; qp->lock held
  *
- * From the QP's SRQ if it has one, else from its receive ring, into
- * qp->resp (header and SGEs copied: the ring slot is not read again).
+ * From the QP's SRQ if it has one (an XRC TGT QP: the XRC SRQ the request
+ * names), else from its receive ring, into qp->resp (header and SGEs
+ * copied: the ring slot is not read again).
  *
  * Return: false if there is none.
  */
 bool softrdma_recv_take(struct softrdma_qp *qp)
 {
+	struct softrdma_srq *srq = softrdma_qp_srq(qp);
 	struct softrdma_ring_hdr *hdr = qp->rq.hdr;
 	u32 prod, cons;
 	u8 *slot;
 
-	if (qp->ibqp.srq) {
-		if (!softrdma_srq_take(to_ssrq(qp->ibqp.srq), &qp->resp.rwqe,
-				       qp->resp.rsge))
+	if (srq) {
+		if (!softrdma_srq_take(srq, &qp->resp.rwqe, qp->resp.rsge))
 			return false;
 		goto taken;
 	}
+	if (!qp->rcq)
+		return false;
 	/* Acquire pairs with the provider's release of its WQEs. */
 	prod = smp_load_acquire(&hdr->producer);
 	cons = hdr->consumer;
@@ -867,12 +888,20 @@ taken:
 void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
 			    bool solicited)
 {
+	struct softrdma_cq *cq = qp->rcq;
+
+	/* An XRC TGT QP's go to the CQ of the XRC SRQ the request names. */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		if (WARN_ON_ONCE(!qp->xrc_srq))
+			return;
+		cq = to_scq(qp->xrc_srq->ibsrq.ext.cq);
+	}
 	cqe->wr_id = qp->resp.rwqe.wr_id;
 	cqe->qp_num = qp->ibqp.qp_num;
 	/* A datagram's source is in its packet: the caller's. */
 	if (!softrdma_qp_is_ud(qp))
 		cqe->src_qp = qp->attrs.dest_qp_num;
-	if (!qp->ibqp.srq) {
+	if (!softrdma_qp_srq(qp)) {
 		/*
 		 * Release the slot (an SRQ's is free already) before the
 		 * completion is visible: whoever polls it may post at once.
@@ -880,7 +909,7 @@ void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
 		smp_store_release(&qp->rq.hdr->consumer,
 				  qp->rq.hdr->consumer + 1);
 	}
-	softrdma_cq_post(qp->rcq, cqe, solicited);
+	softrdma_cq_post(cq, cqe, solicited);
 	qp->resp.in_recv = false;
 }
 

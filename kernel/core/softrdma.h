@@ -45,6 +45,9 @@
 #define SOFTRDMA_PSN_MASK	0xffffff
 #define SOFTRDMA_MAX_FRMR_PAGES	4096	/* per fast-registration MR */
 #define SOFTRDMA_MAX_AH		0x10000
+#define SOFTRDMA_MAX_XRCD	0x10000
+/* XRC SRQ numbers are drawn at random from this range (xrc.c). */
+#define SOFTRDMA_SRQN_LIMIT	XA_LIMIT(1, 0xffffff)
 /* The GSI QP's number and Q_Key (IBTA 13.5.1 and 10.2.5). */
 #define SOFTRDMA_GSI_QPN	1
 #define SOFTRDMA_GSI_QKEY	0x80010000U
@@ -99,6 +102,8 @@ struct softrdma_dev {
 	struct xarray ahs;		/* AH number -> softrdma_ah (ah.c) */
 	u32 next_ah_num;
 	atomic_t num_ahs;
+	struct xarray srqs;		/* XRC SRQ number -> softrdma_srq (xrc.c) */
+	atomic_t num_xrcds;
 	atomic64_t counters[SOFTRDMA_NUM_COUNTERS];
 };
 
@@ -120,6 +125,11 @@ struct softrdma_ucontext {
 
 struct softrdma_pd {
 	struct ib_pd ibpd;
+};
+
+/* An XRC domain (xrc.c): ib_core keeps its TGT QPs and the file it is of. */
+struct softrdma_xrcd {
+	struct ib_xrcd ibxrcd;
 };
 
 /*
@@ -185,6 +195,18 @@ struct softrdma_swqe {
 struct softrdma_qp {
 	struct ib_qp ibqp;
 	struct softrdma_dev *sdev;
+	/*
+	 * The PD its memory accesses are checked against: ibqp.pd; on an XRC
+	 * TGT QP (which has none), the PD of the XRC SRQ the request in hand
+	 * names, and NULL between requests (qp->lock).
+	 */
+	struct ib_pd *pd;
+	/*
+	 * XRC TGT QPs: the XRC domain, and the XRC SRQ of the request in hand
+	 * (under qp->lock and RCU, NULL between requests; xrc.c).
+	 */
+	struct ib_xrcd *xrcd;
+	struct softrdma_srq *xrc_srq;
 	const struct softrdma_transport *transport;
 	struct mutex state_lock;	/* modify_qp against modify_qp */
 	spinlock_t lock;		/* state and transport state */
@@ -392,6 +414,23 @@ static inline struct softrdma_mw *softrdma_key_mw(void *entry)
 	       xa_untag_pointer(entry) : NULL;
 }
 
+/*
+ * The SRQ a QP's receives come from: an XRC TGT QP's is the XRC SRQ of the
+ * request in hand; NULL for a QP with a receive queue of its own.
+ */
+static inline struct softrdma_srq *softrdma_qp_srq(struct softrdma_qp *qp)
+{
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		return qp->xrc_srq;
+	return qp->ibqp.srq ? to_ssrq(qp->ibqp.srq) : NULL;
+}
+
+/* Does a process (or the kernel) post to the QP's queues? XRC TGT: no. */
+static inline bool softrdma_qp_postable(const struct softrdma_qp *qp)
+{
+	return qp->ibqp.qp_type != IB_QPT_XRC_TGT;
+}
+
 static inline struct softrdma_ucontext *to_suc(struct ib_ucontext *ibuc)
 {
 	return container_of(ibuc, struct softrdma_ucontext, ibuc);
@@ -538,6 +577,14 @@ int softrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int softrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 bool softrdma_srq_take(struct softrdma_srq *srq, struct softrdma_recv_wqe *wqe,
 		       struct softrdma_sge *sge);
+
+/* xrc.c */
+int softrdma_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int softrdma_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int softrdma_xrc_srq_add(struct softrdma_dev *sdev, struct softrdma_srq *srq);
+void softrdma_xrc_srq_del(struct softrdma_dev *sdev, struct softrdma_srq *srq);
+bool softrdma_xrc_srq_get(struct softrdma_qp *qp, u32 srqn);
+void softrdma_xrc_srq_put(struct softrdma_qp *qp);
 
 /* poll.c */
 int softrdma_poll_init(void);

@@ -5,6 +5,8 @@
  * attached to the SRQ takes from. The limit event fires once
  * per arming, when fewer WQEs than the limit are left. A user SRQ resizes
  * into a new ring, which the provider maps in place of the old one.
+ * An XRC SRQ (a transport with XRC QPs) is one too, numbered for the XRC
+ * TGT QPs of its domain (xrc.c); its completions go to its own CQ.
  */
 #include <linux/uaccess.h>
 #include <rdma/uverbs_ioctl.h>
@@ -20,14 +22,17 @@ static u32 softrdma_srq_slot_size(u32 max_sge)
 int softrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			struct ib_udata *udata)
 {
+	struct softrdma_dev *sdev = to_sdev(ibsrq->device);
 	struct softrdma_srq *srq = to_ssrq(ibsrq);
 	struct softrdma_create_srq_resp resp = {};
 	struct ib_srq_attr *attr = &init->attr;
+	bool xrc = init->srq_type == IB_SRQT_XRC;
 	struct softrdma_ucontext *suc;
 	u32 slots;
 	int ret;
 
-	if (init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type != IB_SRQT_BASIC &&
+	    !(xrc && (sdev->transport->qp_types & BIT(IB_QPT_XRC_TGT))))
 		return -EOPNOTSUPP;
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
@@ -41,19 +46,26 @@ int softrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 				 softrdma_srq_slot_size(srq->max_sge));
 	if (ret)
 		return ret;
-	if (!udata)
-		goto done;
-	suc = rdma_udata_to_drv_context(udata, struct softrdma_ucontext, ibuc);
-	ret = softrdma_ring_map(&srq->ring, &suc->ibuc, &resp.mmap_offset);
-	if (ret)
-		goto err;
-	resp.mmap_size = srq->ring.size;
-	resp.num_slots = slots;
-	resp.slot_size = srq->ring.slot_size;
-	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
-	if (ret)
-		goto err;
-done:
+	if (udata) {
+		suc = rdma_udata_to_drv_context(udata, struct softrdma_ucontext,
+						ibuc);
+		ret = softrdma_ring_map(&srq->ring, &suc->ibuc,
+					&resp.mmap_offset);
+		if (ret)
+			goto err;
+		resp.mmap_size = srq->ring.size;
+		resp.num_slots = slots;
+		resp.slot_size = srq->ring.slot_size;
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (ret)
+			goto err;
+	}
+	/* Numbered last: from then on, requests may find it. */
+	if (xrc) {
+		ret = softrdma_xrc_srq_add(sdev, srq);
+		if (ret)
+			goto err;
+	}
 	attr->max_wr = slots;
 	attr->max_sge = srq->max_sge;
 	return 0;
@@ -184,8 +196,15 @@ int softrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 int softrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
-	/* The core refuses while QPs use it: nothing takes from it now. */
-	softrdma_ring_free(&to_ssrq(ibsrq)->ring);
+	struct softrdma_srq *srq = to_ssrq(ibsrq);
+
+	/*
+	 * The core refuses while QPs use it: nothing takes from it now. XRC
+	 * TGT QPs find an XRC SRQ by its number: not once it is taken away.
+	 */
+	if (ibsrq->srq_type == IB_SRQT_XRC)
+		softrdma_xrc_srq_del(to_sdev(ibsrq->device), srq);
+	softrdma_ring_free(&srq->ring);
 	return 0;
 }
 

@@ -27,7 +27,10 @@ struct softrdma_transport {
 	u32 gid_tbl_len;
 	u32 port_cap_flags;
 	bool ip_gids;
-	/* QP types it takes beyond RC, which all do: BIT(IB_QPT_*). */
+	/*
+	 * QP types it takes beyond RC, which all do: BIT(IB_QPT_*); with
+	 * IB_QPT_XRC_TGT, XRC SRQs too (its ops then have the XRC domains).
+	 */
 	u32 qp_types;
 	/* IB_QP_CREATE_* flags its UD QPs take (none for other types). */
 	u32 ud_create_flags;

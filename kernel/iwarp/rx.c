@@ -148,7 +148,7 @@ static void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to,
 		return;
 	/* All of it placed: a Read with Invalidate invalidates its sink. */
 	if (iw->swqe[slot].read_inv &&
-	    softrdma_frmr_invalidate(qp->sdev, qp->ibqp.pd,
+	    softrdma_frmr_invalidate(qp->sdev, qp->pd,
 				     iw->swqe[slot].inv_key)) {
 		ibdev_dbg(&qp->sdev->ibdev,
 			  "QP %u: read with invalidate: key 0x%x is no FRMR\n",

@@ -427,7 +427,7 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 	if (SOFTRDMA_IW_ZC && s->len >= SOFTRDMA_IW_ZC_MIN &&
 	    s->wqe.num_sge == 1 && !(s->wqe.flags & SOFTRDMA_WQE_INLINE) &&
 	    !iw->tx_markers) {
-		zmr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, sge[0].lkey,
+		zmr = softrdma_mr_get(qp->sdev, qp->pd, sge[0].lkey,
 				      sge[0].addr, s->len, 0, &err);
 		if (!zmr)
 			return err;

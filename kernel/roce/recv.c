@@ -4,7 +4,8 @@
  * (ICRC), matched to its device and QP, and handed, under qp->lock, to the
  * completer (responses and acknowledgments) or the responder (requests),
  * if the QP's state lets it take the packet; a UD or the GSI QP's to ud.c,
- * a multicast group's to mcast.c.
+ * a multicast group's to mcast.c. An XRC QP's packet is made an RC one
+ * first (softrdma_rx_xrc()).
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -46,6 +47,39 @@ static bool softrdma_rx_pull_headers(struct sk_buff *skb)
 	    op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV)
 		hlen += SOFTRDMA_IMMDT_LEN;
 	return pskb_may_pull(skb, min(skb->len, hlen));
+}
+
+/*
+ * A packet for an XRC QP, @skb->data its BTH: the XRC transport bits come
+ * off its opcode, and a request (for an XRC TGT QP) loses its XRCETH,
+ * whose XRC SRQ number the responder finds in the skb's cb: from here on
+ * it is an RC packet. An XRC INI QP takes responses only, an XRC TGT QP
+ * requests only. Return: false to drop it.
+ */
+static bool softrdma_rx_xrc(struct softrdma_qp *qp, struct sk_buff *skb)
+{
+	bool tgt = qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+	u32 hlen = SOFTRDMA_BTH_LEN + (tgt ? SOFTRDMA_XRCETH_LEN : 0);
+	struct softrdma_xrceth xrceth;
+	struct softrdma_bth *bth;
+	u8 op;
+
+	if (skb->len < hlen + SOFTRDMA_ICRC_LEN ||
+	    skb_ensure_writable(skb, hlen))
+		return false;
+	bth = (struct softrdma_bth *)skb->data;
+	op = bth->opcode & ~SOFTRDMA_TRANSPORT_MASK;
+	if ((bth->opcode & SOFTRDMA_TRANSPORT_MASK) != SOFTRDMA_XRC_TRANSPORT ||
+	    (op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK) == tgt)
+		return false;
+	bth->opcode = op;
+	if (!tgt)
+		return true;
+	memcpy(&xrceth, skb->data + SOFTRDMA_BTH_LEN, sizeof(xrceth));
+	SOFTRDMA_ROCE_CB(skb)->xrc_srqn = softrdma_xrceth_srqn(&xrceth);
+	memmove(skb->data + SOFTRDMA_XRCETH_LEN, skb->data, SOFTRDMA_BTH_LEN);
+	__skb_pull(skb, SOFTRDMA_XRCETH_LEN);
+	return true;
 }
 
 /*
@@ -139,6 +173,15 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 		softrdma_qp_put(qp);
 		consume_skb(skb);
 		return;
+	}
+	if (softrdma_qp_is_xrc(qp)) {
+		if (!softrdma_rx_xrc(qp, skb)) {
+			softrdma_count(sdev, SOFTRDMA_CNT_RX_MALFORMED);
+			softrdma_qp_put(qp);
+			goto drop;
+		}
+		bth = (struct softrdma_bth *)skb->data;
+		op = bth->opcode;
 	}
 	rqp = to_rqp(qp);
 	len = skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN;

@@ -9,6 +9,10 @@
  * WRITEs only, no window, no retransmission, and a WQE completes once
  * its last packet is sent.
  *
+ * An XRC INI QP's requester is the RC one, its opcodes with the XRC
+ * transport bits, an XRCETH after each request's BTH naming the XRC SRQ
+ * the WQE gives (Annex A14); no RDMA FLUSH or ATOMIC WRITE.
+ *
  * The requester runs when the provider kicks, from the
  * poller and after every acknowledgment, always under qp->lock. Every WQE
  * is copied out of the shared ring once, when it is first taken, and only
@@ -140,7 +144,7 @@ static struct sk_buff *softrdma_req_ref_skb(struct softrdma_qp *qp, u32 slot,
 			continue;
 		}
 		n = min_t(u64, left, sge[i].length - off);
-		mr = softrdma_mr_get(qp->sdev, qp->ibqp.pd, sge[i].lkey,
+		mr = softrdma_mr_get(qp->sdev, qp->pd, sge[i].lkey,
 				     sge[i].addr + off, n, 0, &err);
 		if (!mr)
 			goto put;
@@ -211,6 +215,8 @@ static u32 softrdma_req_layout(struct softrdma_qp *qp,
 	}
 	l->pad = -l->paylen & 3;
 	l->hlen = SOFTRDMA_BTH_LEN;
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		l->hlen += SOFTRDMA_XRCETH_LEN;
 	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
 	    op == RC_WRITE_ONLY_IMM || op == RC_READ_REQUEST ||
 	    op == RC_ATOMIC_WRITE)
@@ -240,14 +246,23 @@ static u8 *softrdma_req_headers(struct softrdma_qp *qp,
 
 	if (last && (s->wqe.flags & SOFTRDMA_WQE_SOLICITED))
 		flags |= SOFTRDMA_BTH_SE;
-	/* UC: the RC opcode with the UC transport bits, never an AckReq. */
+	/*
+	 * UC: the RC opcode with the UC transport bits, never an AckReq;
+	 * XRC: with the XRC ones, and the XRC SRQ in an XRCETH.
+	 */
 	softrdma_bth_fill((struct softrdma_bth *)p,
-			  uc ? op | SOFTRDMA_UC_TRANSPORT : op, flags,
-			  qp->attrs.dest_qp_num,
+			  uc ? op | SOFTRDMA_UC_TRANSPORT :
+			       softrdma_wire_op(qp, op),
+			  flags, qp->attrs.dest_qp_num,
 			  softrdma_psn_add(s->first_psn, pkt),
 			  !uc && (last || (pkt + n) / SOFTRDMA_REQ_ACK_EVERY !=
 				  pkt / SOFTRDMA_REQ_ACK_EVERY));
 	p += SOFTRDMA_BTH_LEN;
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI) {
+		softrdma_xrceth_fill((struct softrdma_xrceth *)p,
+				     s->wqe.remote_srqn);
+		p += SOFTRDMA_XRCETH_LEN;
+	}
 	if (op == RC_CMP_SWAP || op == RC_FETCH_ADD) {
 		struct softrdma_atomic_eth *ae = (struct softrdma_atomic_eth *)p;
 
@@ -281,7 +296,7 @@ static u8 *softrdma_req_headers(struct softrdma_qp *qp,
 		reth->rkey = htonl(a->rkey);
 		reth->len = htonl(SOFTRDMA_ATOMIC_WRITE_LEN);
 		p += SOFTRDMA_RETH_LEN;
-	} else if (l->hlen - SOFTRDMA_BTH_LEN >= SOFTRDMA_RETH_LEN) {
+	} else if (end - p >= SOFTRDMA_RETH_LEN) {
 		struct softrdma_reth *reth = (struct softrdma_reth *)p;
 
 		reth->va = cpu_to_be64(s->wqe.remote_addr + l->off);
@@ -603,6 +618,10 @@ static u32 softrdma_req_take(struct softrdma_qp *qp, u32 idx)
 	    s->wqe.opcode != IB_WR_SEND_WITH_IMM &&
 	    s->wqe.opcode != IB_WR_RDMA_WRITE &&
 	    s->wqe.opcode != IB_WR_RDMA_WRITE_WITH_IMM)
+		return IB_WC_LOC_QP_OP_ERR;
+	/* XRC: every RC opcode but IBTA 1.5's. */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI &&
+	    (s->wqe.opcode == IB_WR_FLUSH || s->wqe.opcode == IB_WR_ATOMIC_WRITE))
 		return IB_WC_LOC_QP_OP_ERR;
 	switch (s->wqe.opcode) {
 	case IB_WR_SEND:

@@ -5,6 +5,12 @@
  * memory, answers READs, atomics, RDMA FLUSHes and ATOMIC WRITEs, replays
  * what a duplicate asks for, and sends ACKs and NAKs. Runs from receive dispatch (recv.c) and from
  * its tasklet, which paces long READ answers, under qp->lock.
+ *
+ * An XRC TGT QP's responder is this one (recv.c made its requests RC
+ * ones): each request uses the XRC SRQ its XRCETH named, which must be of
+ * the QP's XRC domain (else NAK Remote Access Error), for its receive
+ * WQE, its completion (the SRQ's CQ) and the PD of its memory accesses;
+ * what it sends carries the XRC transport bits.
  */
 #include "softrdma.h"
 #include "roce.h"
@@ -27,7 +33,8 @@ static void softrdma_resp_send_ack(struct softrdma_qp *qp, u32 psn, u8 synd)
 	skb = softrdma_roce_alloc_skb(qp, SOFTRDMA_BTH_LEN + SOFTRDMA_AETH_LEN);
 	if (!skb)
 		return;
-	softrdma_bth_fill((struct softrdma_bth *)skb->data, RC_ACK, 0,
+	softrdma_bth_fill((struct softrdma_bth *)skb->data,
+			  softrdma_wire_op(qp, RC_ACK), 0,
 			  qp->attrs.dest_qp_num, psn, false);
 	aeth = (struct softrdma_aeth *)(skb->data + SOFTRDMA_BTH_LEN);
 	aeth->smsn = htonl((u32)synd << 24 | (rqp->resp.msn & SOFTRDMA_PSN_MASK));
@@ -94,7 +101,8 @@ static void softrdma_resp_atomic_ack(struct softrdma_qp *qp, u32 psn, u64 orig)
 				      SOFTRDMA_ATOMIC_ACK_ETH_LEN);
 	if (!skb)
 		return;
-	softrdma_bth_fill((struct softrdma_bth *)skb->data, RC_ATOMIC_ACK, 0,
+	softrdma_bth_fill((struct softrdma_bth *)skb->data,
+			  softrdma_wire_op(qp, RC_ATOMIC_ACK), 0,
 			  qp->attrs.dest_qp_num, psn, false);
 	aeth = (struct softrdma_aeth *)(skb->data + SOFTRDMA_BTH_LEN);
 	aeth->smsn = htonl((u32)SOFTRDMA_AETH_ACK_NO_CREDIT << 24 |
@@ -185,7 +193,8 @@ static void softrdma_resp_read_more(struct softrdma_qp *qp)
 			end = npkts;
 			break;
 		}
-		softrdma_bth_fill((struct softrdma_bth *)skb->data, op,
+		softrdma_bth_fill((struct softrdma_bth *)skb->data,
+				  softrdma_wire_op(qp, op),
 				  pad << SOFTRDMA_BTH_PAD_SHIFT,
 				  qp->attrs.dest_qp_num,
 				  softrdma_psn_add(rqp->resp.rd_psn, i), false);
@@ -461,9 +470,11 @@ static int softrdma_resp_place(struct softrdma_qp *qp, struct sk_buff *skb,
 /*
  * A request for @qp; @skb->data is its BTH. It stands for npkts packets
  * (struct softrdma_roce_cb; more than one only on the loop: a SEND's or
- * RDMA WRITE's). Caller holds qp->lock.
+ * RDMA WRITE's). Caller holds qp->lock; for an XRC TGT QP, also
+ * rcu_read_lock(), with the XRC SRQ the request names in qp->xrc_srq
+ * (NULL: none of the QP's domain).
  */
-void softrdma_resp_rcv(struct softrdma_qp *qp, struct sk_buff *skb)
+static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 {
 	struct softrdma_bth *bth = (struct softrdma_bth *)skb->data;
 	u32 apsn = ntohl(bth->apsn), psn = apsn & SOFTRDMA_PSN_MASK;
@@ -528,6 +539,12 @@ void softrdma_resp_rcv(struct softrdma_qp *qp, struct sk_buff *skb)
 	if (npkts > 1 && !send && !(op >= RC_WRITE_FIRST &&
 				    op <= RC_WRITE_ONLY_IMM))
 		goto nak_invalid;
+	/*
+	 * XRC: an XRC SRQ of the QP's domain, or an XRC domain violation,
+	 * which the responder answers as the access violation it is.
+	 */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT && !qp->xrc_srq)
+		goto nak_access;
 
 	/*
 	 * max_dest_rd_atomic 0: no resources for READs, atomics, FLUSHes or
@@ -699,6 +716,24 @@ nak_invalid:
 nak_op:
 	softrdma_resp_ack(qp, psn, SOFTRDMA_NAK_REMOTE_OP);
 	softrdma_roce_qp_fail(qp);
+}
+
+/*
+ * A request for @qp; @skb->data is its BTH (an XRC request's XRCETH taken
+ * off, its XRC SRQ number in the skb's cb: recv.c). Caller holds qp->lock.
+ */
+void softrdma_resp_rcv(struct softrdma_qp *qp, struct sk_buff *skb)
+{
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
+		softrdma_resp_request(qp, skb);
+		return;
+	}
+	/* The SRQ is used under RCU only: see softrdma_xrc_srq_del(). */
+	rcu_read_lock();
+	softrdma_xrc_srq_get(qp, SOFTRDMA_ROCE_CB(skb)->xrc_srqn);
+	softrdma_resp_request(qp, skb);
+	softrdma_xrc_srq_put(qp);
+	rcu_read_unlock();
 }
 
 /*

@@ -38,8 +38,11 @@ static const struct ib_device_ops softrdma_roce_ops = {
 	.query_ah = softrdma_query_ah,
 	.attach_mcast = softrdma_attach_mcast,
 	.detach_mcast = softrdma_detach_mcast,
+	.alloc_xrcd = softrdma_alloc_xrcd,
+	.dealloc_xrcd = softrdma_dealloc_xrcd,
 
 	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, softrdma_xrcd, ibxrcd),
 	/* An AH's route follows the core's AH: see roce.h. */
 	INIT_RDMA_OBJ_SIZE(ib_ah, softrdma_roce_ah, ah.ibah),
 	/* The QP's RoCE state follows the core's: see roce.h. */
@@ -54,6 +57,8 @@ static void softrdma_roce_query_device(struct softrdma_dev *sdev,
 	/* IBTA 1.5 (resp.c); no persistent memory, so no FLUSH_PERSISTENT. */
 	attr->device_cap_flags |= IB_DEVICE_FLUSH_GLOBAL |
 				  IB_DEVICE_ATOMIC_WRITE;
+	/* XRC domains, SRQs and QPs (kernel/core/xrc.c, recv.c, resp.c). */
+	attr->device_cap_flags |= IB_DEVICE_XRC;
 	attr->max_mcast_grp = SOFTRDMA_MAX_MCAST_GRP;
 	attr->max_mcast_qp_attach = SOFTRDMA_MAX_MCAST_QP_ATTACH;
 	attr->max_total_mcast_qp_attach = SOFTRDMA_MAX_MCAST_TOTAL_ATTACH;
@@ -235,7 +240,8 @@ const struct softrdma_transport softrdma_roce_transport = {
 	.gid_tbl_len = SOFTRDMA_GID_TABLE_LEN,
 	.port_cap_flags = IB_PORT_CM_SUP,
 	.ip_gids = true,
-	.qp_types = BIT(IB_QPT_UC) | BIT(IB_QPT_UD) | BIT(IB_QPT_GSI),
+	.qp_types = BIT(IB_QPT_UC) | BIT(IB_QPT_UD) | BIT(IB_QPT_GSI) |
+		    BIT(IB_QPT_XRC_INI) | BIT(IB_QPT_XRC_TGT),
 	/* mcast.c keeps a QP's own multicast datagrams from it. */
 	.ud_create_flags = IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK,
 

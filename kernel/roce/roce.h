@@ -20,7 +20,8 @@
 /*
  * Largest bytes of headers a RoCEv2 packet carries around its payload:
  * IPv6 (40) + UDP (8) + BTH (12) + the largest extended header, AtomicETH
- * (28), + ICRC (4).
+ * (28), + ICRC (4). (An XRC request's XRCETH, RETH and ImmDt take 24 of
+ * those 28; its atomics carry no payload.)
  */
 #define SOFTRDMA_ROCE_OVERHEAD	(40 + 8 + 12 + 28 + 4)
 
@@ -45,6 +46,7 @@
 struct softrdma_roce_cb {
 	u32 npkts;
 	u32 seg;
+	u32 xrc_srqn;	/* received for an XRC TGT QP: its XRCETH's (recv.c) */
 };
 
 #define SOFTRDMA_ROCE_CB(skb)	((struct softrdma_roce_cb *)(skb)->cb)
@@ -97,6 +99,14 @@ enum softrdma_rc_opcode {
  */
 #define SOFTRDMA_UC_TRANSPORT	0x20
 #define SOFTRDMA_UC_LAST_OP	(SOFTRDMA_UC_TRANSPORT | RC_WRITE_ONLY_IMM)
+
+/*
+ * XRC opcodes (transport 101b, IBTA Vol. 1 Annex A14): the RC opcodes with
+ * the XRC transport bits, every one of them. A request carries an XRCETH
+ * right after its BTH; responses and ACKs do not.
+ */
+#define SOFTRDMA_XRC_TRANSPORT	0xa0
+#define SOFTRDMA_TRANSPORT_MASK	0xe0
 
 /* UD opcodes (transport 011b): a UD message is one SEND ONLY packet. */
 enum softrdma_ud_opcode {
@@ -154,6 +164,11 @@ struct softrdma_feth {
 #define SOFTRDMA_FETH_SEL_SHIFT	4
 #define SOFTRDMA_FETH_SEL_MASK	0x30
 
+/* XRC extended transport header (A14.4.2): resv8(31:24) XRCSRQ(23:0). */
+struct softrdma_xrceth {
+	__be32 srqn;
+} __packed;
+
 /* Invalidate extended transport header (9.3.7). */
 struct softrdma_ieth {
 	__be32 rkey;
@@ -164,6 +179,7 @@ struct softrdma_ieth {
 #define SOFTRDMA_ATOMIC_ACK_ETH_LEN	8
 #define SOFTRDMA_IETH_LEN		4
 #define SOFTRDMA_FETH_LEN		4
+#define SOFTRDMA_XRCETH_LEN		4
 #define SOFTRDMA_ATOMIC_WRITE_LEN	8
 
 static_assert(sizeof(struct softrdma_bth) == SOFTRDMA_BTH_LEN);
@@ -175,6 +191,7 @@ static_assert(sizeof(struct softrdma_atomic_ack_eth) ==
 	      SOFTRDMA_ATOMIC_ACK_ETH_LEN);
 static_assert(sizeof(struct softrdma_ieth) == SOFTRDMA_IETH_LEN);
 static_assert(sizeof(struct softrdma_feth) == SOFTRDMA_FETH_LEN);
+static_assert(sizeof(struct softrdma_xrceth) == SOFTRDMA_XRCETH_LEN);
 
 #define SOFTRDMA_BTH_SE		0x80
 #define SOFTRDMA_BTH_MIG	0x40
@@ -243,6 +260,29 @@ static inline u8 softrdma_aeth_syndrome(const struct softrdma_aeth *aeth)
 static inline u32 softrdma_aeth_msn(const struct softrdma_aeth *aeth)
 {
 	return ntohl(aeth->smsn) & SOFTRDMA_PSN_MASK;
+}
+
+static inline void softrdma_xrceth_fill(struct softrdma_xrceth *x, u32 srqn)
+{
+	x->srqn = htonl(srqn & SOFTRDMA_QPN_MASK);
+}
+
+static inline u32 softrdma_xrceth_srqn(const struct softrdma_xrceth *x)
+{
+	return ntohl(x->srqn) & SOFTRDMA_QPN_MASK;
+}
+
+/* Is @qp an XRC QP, whose packets carry the XRC transport bits? */
+static inline bool softrdma_qp_is_xrc(const struct softrdma_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+/* The opcode @qp puts on the wire for the RC opcode @op. */
+static inline u8 softrdma_wire_op(const struct softrdma_qp *qp, u8 op)
+{
+	return softrdma_qp_is_xrc(qp) ? op | SOFTRDMA_XRC_TRANSPORT : op;
 }
 
 /* The Q_Key bit that makes a UD WQE's Q_Key the QP's own (IBTA 10.2.5). */

@@ -63,10 +63,11 @@ extern "C" int softrdma_qp_type_check(enum ibv_qp_type type, bool iwarp)
 		return 0;
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
-		return iwarp ? EOPNOTSUPP : 0; // iWARP has connections only
-	case IBV_QPT_RAW_PACKET:
 	case IBV_QPT_XRC_SEND:
 	case IBV_QPT_XRC_RECV:
+		// iWARP has connections only, and no XRC (IBTA's Annex A14)
+		return iwarp ? EOPNOTSUPP : 0;
+	case IBV_QPT_RAW_PACKET:
 	case IBV_QPT_DRIVER:
 		return EOPNOTSUPP;
 	default:
@@ -97,7 +98,8 @@ extern "C" struct softrdma_qp *softrdma_qp_open(struct ibv_qp *ibqp,
 		softrdma::SendQueue(*sq, sq_room / sizeof(softrdma_sge), resp->max_inline,
 				    ibqp->qp_type),
 		softrdma::RecvQueue(*rq, rq_room / sizeof(softrdma_sge)),
-		softrdma::KickTarget{cmd_fd, ibqp->handle}, iwarp);
+		softrdma::KickTarget{cmd_fd, ibqp->handle}, iwarp,
+		ibqp->qp_type != IBV_QPT_XRC_SEND);
 }
 
 extern "C" void softrdma_qp_close(struct softrdma_qp *qp)

@@ -26,8 +26,9 @@ struct softrdma_cq {
 
 struct softrdma_qp {
 	softrdma_qp(softrdma::Mapping sqm, softrdma::Mapping rqm, softrdma::SendQueue s,
-		    softrdma::RecvQueue r, softrdma::KickTarget k, bool iwarp) noexcept
-		: sq_map(std::move(sqm)), rq_map(std::move(rqm)), qp(s, r, k, iwarp)
+		    softrdma::RecvQueue r, softrdma::KickTarget k, bool iwarp,
+		    bool has_rq = true) noexcept
+		: sq_map(std::move(sqm)), rq_map(std::move(rqm)), qp(s, r, k, iwarp, has_rq)
 	{
 	}
 	softrdma::Mapping sq_map;

@@ -103,7 +103,7 @@ void Qp::wr_abort() noexcept
 
 int Qp::post_recv(ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept
 {
-	if (state_.load() == IBV_QPS_RESET) {
+	if (!has_rq_ || state_.load() == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
 	}

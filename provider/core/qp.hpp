@@ -44,8 +44,10 @@ class Qp {
 public:
 	// iwarp: the QP's device is an iWARP one (see sq_postable()); such a
 	// QP is made in INIT (an RNIC's Idle), as the kernel made it.
-	Qp(SendQueue sq, RecvQueue rq, KickTarget kick, bool iwarp) noexcept
-		: sq_(sq), rq_(rq), kick_(kick), iwarp_(iwarp),
+	// has_rq: receives may be posted (not to an XRC INI QP, which has
+	// none: its peer's XRC SRQs take them).
+	Qp(SendQueue sq, RecvQueue rq, KickTarget kick, bool iwarp, bool has_rq = true) noexcept
+		: sq_(sq), rq_(rq), kick_(kick), iwarp_(iwarp), has_rq_(has_rq),
 		  state_(iwarp ? IBV_QPS_INIT : IBV_QPS_RESET)
 	{
 	}
@@ -72,6 +74,7 @@ public:
 	{
 		sq_.set_ud(ah, remote_qpn, remote_qkey);
 	}
+	void wr_set_xrc_srqn(std::uint32_t remote_srqn) noexcept { sq_.set_xrc_srqn(remote_srqn); }
 	int wr_complete() noexcept;
 	void wr_abort() noexcept;
 
@@ -83,6 +86,7 @@ private:
 	RecvQueue rq_;
 	KickTarget kick_;
 	bool iwarp_;
+	bool has_rq_;
 	std::atomic<int> state_;
 	std::mutex sq_lock_; // verbs let several threads post to one QP
 	std::mutex rq_lock_;

@@ -85,6 +85,8 @@ bool qp_type_opcode(ibv_qp_type type, std::uint32_t op) noexcept
 	switch (type) {
 	case IBV_QPT_RC:
 		return rc_opcode(op);
+	case IBV_QPT_XRC_SEND:
+		return rc_opcode(op) && op != kWrFlush && op != kWrAtomicWrite;
 	case IBV_QPT_UC:
 		return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE ||
 		       op == IBV_WR_RDMA_WRITE_WITH_IMM;
@@ -136,6 +138,8 @@ int SendQueue::post(const ibv_send_wr &wr) noexcept
 	}
 	h.wr_id = wr.wr_id;
 	h.send_flags = wr.send_flags;
+	if (type_ == IBV_QPT_XRC_SEND)
+		h.remote_srqn = wr.qp_type.xrc.remote_srqn;
 	start();
 	begin(h);
 	if (type_ == IBV_QPT_UD)
@@ -202,6 +206,8 @@ void SendQueue::begin(const softrdma_wr_hdr &wr) noexcept
 	if (wr.send_flags & IBV_SEND_FENCE)
 		hdr_.flags |= SOFTRDMA_WQE_FENCE;
 	hdr_.flags |= wr.wqe_flags & SOFTRDMA_WQE_BIND_TYPE1;
+	if (type_ == IBV_QPT_XRC_SEND)
+		hdr_.remote_srqn = wr.remote_srqn;
 	if (type_ == IBV_QPT_UD) {
 		hdr_.imm_data = wr.imm_data; // the address comes from set_ud()
 	} else if (wr.opcode == IBV_WR_BIND_MW) {
@@ -252,6 +258,17 @@ void SendQueue::set_ud(const ibv_ah *ah, std::uint32_t remote_qpn,
 	hdr_.ud.remote_qpn = remote_qpn;
 	hdr_.ud.remote_qkey = remote_qkey;
 	addressed_ = true;
+}
+
+void SendQueue::set_xrc_srqn(std::uint32_t remote_srqn) noexcept
+{
+	if (err_)
+		return;
+	if (cur_.empty() || type_ != IBV_QPT_XRC_SEND) {
+		fail(EINVAL);
+		return;
+	}
+	hdr_.remote_srqn = remote_srqn;
 }
 
 template <typename Buf>

@@ -14,12 +14,13 @@
 // The fields of one send work request besides its data. A bind
 // (IBV_WR_BIND_MW) uses bind_mw, an RDMA FLUSH flush, an ATOMIC WRITE
 // atomic_write, every other opcode the fields beside them, as in the WQE
-// (softrdma-abi.h).
+// (softrdma-abi.h); a request on an XRC INI QP also remote_srqn.
 struct softrdma_wr_hdr {
 	std::uint64_t wr_id;
-	std::uint32_t opcode;	  // enum ibv_wr_opcode
-	std::uint32_t send_flags; // enum ibv_send_flags
-	std::uint32_t wqe_flags;  // SOFTRDMA_WQE_BIND_TYPE1 or 0
+	std::uint32_t opcode;	   // enum ibv_wr_opcode
+	std::uint32_t send_flags;  // enum ibv_send_flags
+	std::uint32_t wqe_flags;   // SOFTRDMA_WQE_BIND_TYPE1 or 0
+	std::uint32_t remote_srqn; // XRC INI QPs: the XRC SRQ at the target
 	union {
 		struct {
 			std::uint32_t imm_data; // immediate (big endian) or rkey to invalidate
@@ -43,7 +44,8 @@ inline constexpr std::uint32_t kWrFlush = 14;
 inline constexpr std::uint32_t kWrAtomicWrite = 15;
 
 // Whether a QP of this type takes this send opcode: RC every one we know,
-// UC SEND and RDMA WRITE (with immediate), UD SEND (with immediate).
+// XRC INI every RC one but RDMA FLUSH and ATOMIC WRITE, UC SEND and RDMA
+// WRITE (with immediate), UD SEND (with immediate).
 bool qp_type_opcode(ibv_qp_type type, std::uint32_t op) noexcept;
 
 // The header of a bind WQE besides wr_id and send_flags: the window whose
@@ -99,6 +101,9 @@ public:
 	// another QP type, or without an address handle): the AH the kernel
 	// numbered ah_num, the remote QP and its Q_Key.
 	void set_ud(const ibv_ah *ah, std::uint32_t remote_qpn, std::uint32_t remote_qkey) noexcept;
+	// The XRC SRQ the request begun last on an XRC INI QP goes to (EINVAL
+	// on another QP type).
+	void set_xrc_srqn(std::uint32_t remote_srqn) noexcept;
 	// Publishes the batch, or returns the first error and drops it.
 	int complete() noexcept;
 	// Drops the batch.

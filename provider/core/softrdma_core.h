@@ -55,9 +55,10 @@ struct softrdma_qp;
 
 /*
  * Whether a device takes QPs of this type, before the kernel is asked: 0
- * for RC, and for UC and UD on RoCE; EOPNOTSUPP for every other type
- * libibverbs knows (and UC and UD on iWARP); EINVAL for a value that is
- * no type at all, as libibverbs itself answers.
+ * for RC, and for UC, UD and XRC (IBV_QPT_XRC_SEND, IBV_QPT_XRC_RECV) on
+ * RoCE; EOPNOTSUPP for every other type libibverbs knows (and UC, UD and
+ * XRC on iWARP); EINVAL for a value that is no type at all, as libibverbs
+ * itself answers.
  */
 int softrdma_qp_type_check(enum ibv_qp_type type, bool iwarp);
 
@@ -96,11 +97,12 @@ int softrdma_qp_bind_mw(struct softrdma_qp *qp, struct ibv_mw *mw,
 /*
  * The extended QP (ibv_qp_ex, the ibv_wr_* API): check what create_qp_ex
  * asks for (0 or EOPNOTSUPP; the builders a QP type has: RC all of ours,
- * UC SEND and RDMA WRITE with or without immediate, UD SEND with or
- * without immediate; RDMA FLUSH and ATOMIC WRITE on RC only if not @iwarp),
- * then point the builders (those in ops, the IBV_QP_EX_WITH_* flags) and
- * the rest of the API at the core's; a UD QP's (qpx->qp_base.qp_type)
- * also gets wr_set_ud_addr.
+ * XRC INI those of RC but RDMA FLUSH and ATOMIC WRITE, UC SEND and RDMA
+ * WRITE with or without immediate, UD SEND with or without immediate;
+ * RDMA FLUSH and ATOMIC WRITE on RC only if not @iwarp), then point the
+ * builders (those in ops, the IBV_QP_EX_WITH_* flags) and the rest of the
+ * API at the core's; a UD QP's (qpx->qp_base.qp_type) also gets
+ * wr_set_ud_addr, an XRC INI QP's wr_set_xrc_srqn.
  */
 int softrdma_qp_ex_check(const struct ibv_qp_init_attr_ex *attr, bool iwarp);
 void softrdma_qp_ex_init(struct ibv_qp_ex *qpx, uint64_t ops);

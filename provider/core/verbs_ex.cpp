@@ -219,6 +219,10 @@ void wr_set_ud_addr(ibv_qp_ex *qpx, ibv_ah *ah, std::uint32_t remote_qpn,
 {
 	qp_of(qpx).wr_set_ud(ah, remote_qpn, remote_qkey);
 }
+void wr_set_xrc_srqn(ibv_qp_ex *qpx, std::uint32_t remote_srqn)
+{
+	qp_of(qpx).wr_set_xrc_srqn(remote_srqn);
+}
 void wr_set_sge(ibv_qp_ex *qpx, std::uint32_t lkey, std::uint64_t addr, std::uint32_t length)
 {
 	const ibv_sge sge{addr, length, lkey};
@@ -271,6 +275,8 @@ std::uint64_t send_ops(ibv_qp_type type, bool iwarp)
 	switch (type) {
 	case IBV_QPT_RC:
 		return iwarp ? rc : rc | rc_ext;
+	case IBV_QPT_XRC_SEND:
+		return rc;
 	case IBV_QPT_UC:
 		return uc;
 	case IBV_QPT_UD:
@@ -312,7 +318,8 @@ extern "C" void softrdma_cq_ex_init(struct ibv_cq_ex *cqx)
 
 extern "C" int softrdma_qp_ex_check(const struct ibv_qp_init_attr_ex *attr, bool iwarp)
 {
-	constexpr std::uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+	constexpr std::uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+					IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 					IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	if (attr->comp_mask & ~known)
 		return EOPNOTSUPP;
@@ -356,6 +363,8 @@ extern "C" void softrdma_qp_ex_init(struct ibv_qp_ex *qpx, uint64_t ops)
 #endif
 	if (qpx->qp_base.qp_type == IBV_QPT_UD)
 		qpx->wr_set_ud_addr = wr_set_ud_addr;
+	if (qpx->qp_base.qp_type == IBV_QPT_XRC_SEND)
+		qpx->wr_set_xrc_srqn = wr_set_xrc_srqn;
 	qpx->wr_set_sge = wr_set_sge;
 	qpx->wr_set_sge_list = wr_set_sge_list;
 	qpx->wr_set_inline_data = wr_set_inline_data;

@@ -312,6 +312,28 @@ static void aeth_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, softrdma_aeth_msn(&aeth), 0xffffffU);
 }
 
+/* The XRCETH (Annex A14): 8 reserved bits, then the 24-bit XRC SRQ. */
+static void xrceth_test(struct kunit *test)
+{
+	static const u8 want[SOFTRDMA_XRCETH_LEN] = { 0x00, 0x34, 0x56, 0x78 };
+	static const u8 raw[SOFTRDMA_XRCETH_LEN] = { 0xff, 0xab, 0xcd, 0xef };
+	struct softrdma_xrceth x;
+
+	memset(&x, 0xa5, sizeof(x));
+	/* The number is cut to 24 bits; the reserved byte is 0. */
+	softrdma_xrceth_fill(&x, 0x12345678);
+	KUNIT_EXPECT_MEMEQ(test, &x, want, SOFTRDMA_XRCETH_LEN);
+	KUNIT_EXPECT_EQ(test, softrdma_xrceth_srqn(&x), 0x345678U);
+	/* A peer's reserved bits are not part of it. */
+	KUNIT_EXPECT_EQ(test,
+			softrdma_xrceth_srqn((const struct softrdma_xrceth *)raw),
+			0xabcdefU);
+	/* XRC opcodes: the RC ones with the transport bits 101. */
+	KUNIT_EXPECT_EQ(test, RC_SEND_ONLY | SOFTRDMA_XRC_TRANSPORT, 0xa4);
+	KUNIT_EXPECT_EQ(test, RC_ACK | SOFTRDMA_XRC_TRANSPORT, 0xb1);
+	KUNIT_EXPECT_EQ(test, RC_SEND_ONLY_INV | SOFTRDMA_XRC_TRANSPORT, 0xb7);
+}
+
 /* Field offsets on the wire (IBTA 9.3.4, 9.3.6, 9.3.7). */
 static void ext_header_layout_test(struct kunit *test)
 {
@@ -336,6 +358,7 @@ static struct kunit_case softrdma_hdr_cases[] = {
 	KUNIT_CASE(bth_round_trip_test),
 	KUNIT_CASE(reth_decode_rxe_test),
 	KUNIT_CASE(aeth_test),
+	KUNIT_CASE(xrceth_test),
 	KUNIT_CASE(ext_header_layout_test),
 	{}
 };

@@ -406,7 +406,7 @@ TEST(SendBatch, EncodesBindMw)
 		  unsigned{IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE});
 	EXPECT_EQ(w.num_sge, 0U);
 	EXPECT_EQ(w.inline_len, 0U);
-	EXPECT_EQ(w.reserved[0] | w.reserved[1], 0U);
+	EXPECT_EQ(w.remote_srqn | w.reserved, 0U);
 	// Where the kernel reads them (softrdma-abi.h).
 	softrdma_bind_mw_wqe raw{};
 	std::memcpy(&raw, a.slot(0).subspan(offsetof(softrdma_send_wqe, bind_mw)).data(),

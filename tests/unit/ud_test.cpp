@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// UD and UC QPs on the send side: the opcodes each QP type takes, the QP
-// types a device takes, and a UD WQE's destination (the AH's number, the
-// remote QP and Q_Key) beside its immediate, through ibv_post_send and the
-// batch builder. The ring is in ordinary memory; this test reads what the
-// kernel would.
+// UD, UC and XRC QPs on the send side: the opcodes each QP type takes, the
+// QP types a device takes, a UD WQE's destination (the AH's number, the
+// remote QP and Q_Key) beside its immediate, and an XRC WQE's remote SRQ,
+// through ibv_post_send and the batch builder. The ring is in ordinary
+// memory; this test reads what the kernel would.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <string_view>
 
@@ -244,12 +245,16 @@ TEST(QpTypes, OpcodesPerType)
 		EXPECT_EQ(softrdma::qp_type_opcode(IBV_QPT_UD, op),
 			  op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM)
 			<< op;
-		EXPECT_FALSE(softrdma::qp_type_opcode(IBV_QPT_XRC_SEND, op)) << op;
+		EXPECT_TRUE(softrdma::qp_type_opcode(IBV_QPT_XRC_SEND, op)) << op;
+		EXPECT_FALSE(softrdma::qp_type_opcode(IBV_QPT_XRC_RECV, op)) << op;
 	}
 	EXPECT_FALSE(softrdma::qp_type_opcode(IBV_QPT_RC, 99));
+	// IBTA 1.5's FLUSH and ATOMIC WRITE: RC only.
+	EXPECT_FALSE(softrdma::qp_type_opcode(IBV_QPT_XRC_SEND, softrdma::kWrFlush));
+	EXPECT_FALSE(softrdma::qp_type_opcode(IBV_QPT_XRC_SEND, softrdma::kWrAtomicWrite));
 }
 
-// The QP types a device takes: RC everywhere, UC and UD on RoCE; the
+// The QP types a device takes: RC everywhere, UC, UD and XRC on RoCE; the
 // types libibverbs knows but we do not offer are EOPNOTSUPP (what test
 // suites skip on), a value that is no type EINVAL.
 TEST(QpTypes, TypeCheck)
@@ -258,10 +263,50 @@ TEST(QpTypes, TypeCheck)
 		EXPECT_EQ(softrdma_qp_type_check(IBV_QPT_RC, iwarp), 0);
 		EXPECT_EQ(softrdma_qp_type_check(IBV_QPT_UC, iwarp), iwarp ? EOPNOTSUPP : 0);
 		EXPECT_EQ(softrdma_qp_type_check(IBV_QPT_UD, iwarp), iwarp ? EOPNOTSUPP : 0);
-		for (const auto t :
-		     {IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND, IBV_QPT_XRC_RECV, IBV_QPT_DRIVER})
+		EXPECT_EQ(softrdma_qp_type_check(IBV_QPT_XRC_SEND, iwarp), iwarp ? EOPNOTSUPP : 0);
+		EXPECT_EQ(softrdma_qp_type_check(IBV_QPT_XRC_RECV, iwarp), iwarp ? EOPNOTSUPP : 0);
+		for (const auto t : {IBV_QPT_RAW_PACKET, IBV_QPT_DRIVER})
 			EXPECT_EQ(softrdma_qp_type_check(t, iwarp), EOPNOTSUPP) << t;
 		EXPECT_EQ(softrdma_qp_type_check(static_cast<ibv_qp_type>(0), iwarp), EINVAL);
 		EXPECT_EQ(softrdma_qp_type_check(static_cast<ibv_qp_type>(0x55), iwarp), EINVAL);
 	}
+}
+
+// An XRC INI QP's WQE names the remote XRC SRQ, from ibv_post_send
+// (wr.qp_type.xrc.remote_srqn) and from the batch builder
+// (set_xrc_srqn()); other QP types leave the field 0 and refuse the setter.
+TEST(Xrc, RemoteSrqn)
+{
+	Sq s(IBV_QPT_XRC_SEND);
+	ibv_sge sge{0x1000, 64, 0x77};
+	ibv_send_wr wr{};
+	wr.wr_id = 5;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.qp_type.xrc.remote_srqn = 0xabcdef;
+	ASSERT_EQ(s.q.post(wr), 0);
+	EXPECT_EQ(s.wqe(0).remote_srqn, 0xabcdefU);
+	EXPECT_EQ(s.wqe(0).opcode, unsigned{IBV_WR_SEND});
+
+	s.q.start();
+	s.q.begin(hdr(IBV_WR_RDMA_WRITE, 6));
+	s.q.set_xrc_srqn(0x123);
+	s.q.set_sges({&sge, 1});
+	ASSERT_EQ(s.q.complete(), 0);
+	EXPECT_EQ(s.wqe(1).remote_srqn, 0x123U);
+	// Where the kernel reads it (softrdma-abi.h).
+	std::uint32_t raw = 0;
+	std::memcpy(&raw, s.slot(1).subspan(offsetof(softrdma_send_wqe, remote_srqn)).data(),
+		    sizeof(raw));
+	EXPECT_EQ(raw, 0x123U);
+
+	Sq rc(IBV_QPT_RC);
+	wr.qp_type.xrc.remote_srqn = 0x99;
+	ASSERT_EQ(rc.q.post(wr), 0);
+	EXPECT_EQ(rc.wqe(0).remote_srqn, 0U);
+	rc.q.start();
+	rc.q.begin(hdr(IBV_WR_SEND, 7));
+	rc.q.set_xrc_srqn(0x99);
+	EXPECT_EQ(rc.q.complete(), EINVAL);
 }
