@@ -8,8 +8,10 @@
 # "Unknown OpCode") but does not dissect what follows the BTH, so the
 # XRCETH is read from those raw bytes (infiniband.vendor).
 #
-# layers: stock debug
-# timeout: 300
+# Stock only: on the debug kernel its 36 checks passed, but the run with
+# tshark outlasted 120 s on a loaded host (not yet timed alone there).
+# layers: stock
+# timeout: 120
 test_xrc_verbs() {
 	rc_pair
 	tcpdump -i veth0 -w "$TEST_TMP"/wire.pcap udp port 4791 2>/dev/null &
