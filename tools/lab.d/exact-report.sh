@@ -27,21 +27,28 @@ msize() { awk -v t="$1" '$1 == "size" && $2 == t { print $3; exit }' "$exact"; }
 # msgs PHASE: the messages PHASE moved (round trips, for latency).
 msgs() { awk -v p="$1" '$1 == "msgs" && $2 == p { print $3; exit }' "$exact"; }
 
+# runs PHASE: the meter's files of PHASE's two runs in A and B, their
+# messages in MA and MB; fails unless both are there and the second moved
+# more.
+A='' B='' MA='' MB=''
+runs() {
+	A=$(mark_of "$1.a")
+	B=$(mark_of "$1.b")
+	MA=$(msgs "$1.a")
+	MB=$(msgs "$1.b")
+	[ -n "$A" ] && [ -n "$B" ] && [ -f "$A" ] && [ -f "$B" ] &&
+		[ "${MB:-0}" -gt "${MA:-0}" ]
+}
+
 # cost PHASE WHAT: kernel or user instructions per message of PHASE: its
 # second run's less its first's, over the messages the second moved more.
 cost() {
-	local a b ma mb
-	a=$(mark_of "$1.a")
-	b=$(mark_of "$1.b")
-	ma=$(msgs "$1.a")
-	mb=$(msgs "$1.b")
-	if [ -z "$a" ] || [ -z "$b" ] || [ ! -f "$a" ] || [ ! -f "$b" ] ||
-		[ "${mb:-0}" -le "${ma:-0}" ]; then
+	if ! runs "$1"; then
 		echo -
 		return
 	fi
-	awk -v w="$2" -v n=$((mb - ma)) 'FNR == 1 && NR > 1 { f = 2 } $1 == w { v[f + 0] = $2 }
-		END { printf "%.0f", (v[2] - v[0]) / n }' "$a" "$b"
+	awk -v w="$2" -v n=$((MB - MA)) 'FNR == 1 && NR > 1 { f = 2 } $1 == w { v[f + 0] = $2 }
+		END { printf "%.0f", (v[2] - v[0]) / n }' "$A" "$B"
 }
 
 value() { awk -v s="$1" -v m="$2" -v k="$3" '$1 == s && $2 == m && $3 == k { print $4; exit }' "$exact"; }
@@ -121,26 +128,20 @@ table() {
 }
 
 profile() {
-	local phase=$1 top=${2:-25} a b ma mb syms
-	a=$(mark_of "$phase.a")
-	b=$(mark_of "$phase.b")
-	ma=$(msgs "$phase.a")
-	mb=$(msgs "$phase.b")
-	syms=$meter/kallsyms.${phase%.*}
-	if [ -z "$a" ] || [ ! -f "$a" ] || [ ! -f "$b" ] || [ ! -f "$syms" ] ||
-		[ "${mb:-0}" -le "${ma:-0}" ]; then
+	local phase=$1 top=${2:-25} syms=$meter/kallsyms.${1%.*}
+	if ! runs "$phase" || [ ! -f "$syms" ]; then
 		echo "no counts or symbols of $phase; phases: $(awk '{ sub(/\.[ab]$/, "", $2); print $2 }' "$meter/phases" | sort -u | tr '\n' ' ')" >&2
 		return 1
 	fi
-	echo "$phase: kernel instructions per message (the $mb-message run less the $ma-message run)"
+	echo "$phase: kernel instructions per message (the $MB-message run less the $MA-message run)"
 	# Blocks (their instructions, the second run's less the first's) and
 	# symbols, by address (16 hex digits: text order is number order); a
 	# block goes to the last symbol before it.
 	{
 		awk 'FNR == 1 && NR > 1 { f = 1 } FNR > 2 { d[$1] += (f ? 1 : -1) * $2 * $3 }
-			END { for (v in d) if (d[v] != 0) print v, 1, d[v] }' "$a" "$b"
+			END { for (v in d) if (d[v] != 0) print v, 1, d[v] }' "$A" "$B"
 		awk '{ print $1, 0, $3 ($4 != "" ? " " $4 : "") }' "$syms"
-	} | sort -k1,1 -k2,2n | awk -v n=$((mb - ma)) '
+	} | sort -k1,1 -k2,2n | awk -v n=$((MB - MA)) '
 		$2 == 0 { sym = $3 ($4 != "" ? " " $4 : ""); next }
 		{ c[sym == "" ? "?" : sym] += $3; tot += $3 }
 		END {
