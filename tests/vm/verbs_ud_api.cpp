@@ -371,12 +371,12 @@ void refusals(Side &a, Side &b)
 	if (ah)
 		ibv_destroy_ah(ah);
 
-	// QP types we do not offer.
-	for (const auto t : {IBV_QPT_RAW_PACKET, IBV_QPT_XRC_SEND}) {
-		ibv_qp_init_attr ia = vmtest::qp_attr(t, a.cq, 1, 1);
+	// The one QP type we do not offer (XRC has its own test, xrc_verbs).
+	{
+		ibv_qp_init_attr ia = vmtest::qp_attr(IBV_QPT_RAW_PACKET, a.cq, 1, 1);
 		errno = 0;
 		ibv_qp *qp = ibv_create_qp(a.pd, &ia);
-		check_errno(qp ? 0 : errno, EOPNOTSUPP, "QP type " + std::to_string(t) + " refused");
+		check_errno(qp ? 0 : errno, EOPNOTSUPP, "a raw packet QP refused");
 		if (qp)
 			ibv_destroy_qp(qp);
 	}
