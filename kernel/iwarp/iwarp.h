@@ -359,9 +359,11 @@ struct softrdma_iw_rresp {
 /* Where the receiver is in the FPDU coming in (rx.c). */
 enum softrdma_iw_rx_state {
 	IW_RX_HDR,		/* its length field (and a marker ahead) */
-	IW_RX_PEEK,		/* length and tagged DDP header */
+	IW_RX_PEEK,		/* length and DDP header */
 	IW_RX_FPDU,		/* all of it, into iw->rxbuf */
-	IW_RX_PLACE,		/* an RDMA Write's payload, into its buffer */
+	IW_RX_PLACE,		/* an RDMA Write's or a Send's payload, into
+				 * its buffer
+				 */
 	IW_RX_TRAILER,		/* then its pad and CRC field */
 };
 
@@ -427,11 +429,16 @@ struct softrdma_iw_qp {
 	u32 rx_have;
 	u32 rx_need;
 	u32 rx_flen;			/* the FPDU's length on the wire */
-	/* An RDMA Write placed from the socket as it comes (IW_RX_PLACE). */
+	/*
+	 * An RDMA Write or a Send placed from the socket as it comes
+	 * (IW_RX_PLACE); a Send's DDP header stays in rxbuf meanwhile.
+	 */
 	bool rx_skip;			/* failed: the rest is dropped */
+	bool rx_send;			/* a Send, into the receive taken */
+	int rx_err;			/* the receive's own keys failed */
 	struct softrdma_mr *rx_mr;	/* held within one skb only */
 	u32 rx_stag;
-	u64 rx_to;
+	u64 rx_to;			/* a Write's address, a Send's offset */
 	u32 rx_left;			/* payload bytes still to come */
 	u32 rx_crc;			/* running CRC32c */
 	u8 *rxbuf;

@@ -9,9 +9,9 @@
  *
  * Each FPDU is placed as soon as it is whole, in the softirq that brought
  * its last bytes (tcp_read_sock() from the socket callback); an RDMA Write
- * without markers is placed as its bytes come, straight from the skbs into
- * the target buffer (one copy, the CRC computed on the way and checked at
- * its end). A work item sees the end of the stream. It holds qp->lock
+ * or a Send without markers is placed as its bytes come, straight from the
+ * skbs into the target buffer or the receive (one copy, the CRC computed
+ * on the way and checked at its end). A work item sees the end of the stream. It holds qp->lock
  * while it places, never across a socket call. An RDMA Read completes
  * once its response has arrived.
  *
@@ -227,43 +227,9 @@ static void softrdma_iw_rx_imm(struct softrdma_qp *qp, u8 op, bool last,
 	softrdma_recv_complete(qp, &cqe, op == RDMAP_IMM_SE);
 }
 
-static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
-				u32 inv_stag, u32 msn, u32 mo, u8 *p, u32 n)
+/* A Send's bytes do not go into its receive (softrdma_sge_copy()'s @err). */
+static void softrdma_iw_rx_send_fail(struct softrdma_qp *qp, int err)
 {
-	struct softrdma_iw_qp *iw = to_iwqp(qp);
-	bool inv = op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV;
-	bool se = op == RDMAP_SEND_SE || op == RDMAP_SEND_SE_INV;
-	struct softrdma_term_cause tc;
-	struct softrdma_cqe cqe = {};
-	int err;
-
-	if (op == RDMAP_IMM || op == RDMAP_IMM_SE) {
-		softrdma_iw_rx_imm(qp, op, last, msn, mo, p, n);
-		return;
-	}
-	if (op != RDMAP_SEND && op != RDMAP_SEND_SE && !inv) {
-		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
-					 TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
-		return;
-	}
-	if (msn != iw->rx_msn[SOFTRDMA_QN_SEND]) {
-		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-					 TERM_DDP_U_MSN_RANGE);
-		return;
-	}
-	if (!qp->resp.in_recv && !softrdma_recv_take(qp)) {
-		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
-					 TERM_DDP_U_NO_BUFFER);
-		return;
-	}
-	/* Segments of a message arrive in order on the stream. */
-	if (!softrdma_ddp_seq_check(msn, mo, msn, qp->resp.roff, &tc)) {
-		softrdma_iw_complete_recv(qp, IB_WC_REM_INV_REQ_ERR, 0, false);
-		softrdma_iw_qp_terminate(qp, tc.layer, tc.etype, tc.code);
-		return;
-	}
-	err = n ? softrdma_sge_copy(qp, qp->resp.rsge, qp->resp.rwqe.num_sge,
-				    mo, p, n, true, IB_ACCESS_LOCAL_WRITE) : 0;
 	if (err == -EINVAL) {
 		/* Past the receive's end: the message is too long. */
 		softrdma_iw_complete_recv(qp, IB_WC_LOC_LEN_ERR, 0, false);
@@ -271,14 +237,24 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 					 TERM_DDP_U_TOO_LONG);
 		return;
 	}
-	if (err) {
-		/* The receive's own keys are bad: not the sender's fault. */
-		softrdma_iw_complete_recv(qp, IB_WC_LOC_PROT_ERR, 0, false);
-		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_CATASTROPHIC,
-					 0);
-		return;
-	}
-	qp->resp.roff = mo + n;
+	/* The receive's own keys are bad: not the sender's fault. */
+	softrdma_iw_complete_recv(qp, IB_WC_LOC_PROT_ERR, 0, false);
+	softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_CATASTROPHIC, 0);
+}
+
+/*
+ * A segment of a Send (opcode @op, @last of its message) is placed up to
+ * offset @end of the receive: the receive completes with the last.
+ */
+static void softrdma_iw_rx_send_end(struct softrdma_qp *qp, u8 op, bool last,
+				    u32 inv_stag, u32 end)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+	bool inv = op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV;
+	bool se = op == RDMAP_SEND_SE || op == RDMAP_SEND_SE_INV;
+	struct softrdma_cqe cqe = {};
+
+	qp->resp.roff = end;
 	if (!last)
 		return;
 	iw->rx_msn[SOFTRDMA_QN_SEND]++;
@@ -308,6 +284,48 @@ static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
 		memcpy(&cqe.imm_data, &iw->imm, sizeof(cqe.imm_data));
 	}
 	softrdma_recv_complete(qp, &cqe, se);
+}
+
+static void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last,
+				u32 inv_stag, u32 msn, u32 mo, u8 *p, u32 n)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+	bool inv = op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV;
+	struct softrdma_term_cause tc;
+	int err;
+
+	if (op == RDMAP_IMM || op == RDMAP_IMM_SE) {
+		softrdma_iw_rx_imm(qp, op, last, msn, mo, p, n);
+		return;
+	}
+	if (op != RDMAP_SEND && op != RDMAP_SEND_SE && !inv) {
+		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
+					 TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
+		return;
+	}
+	if (msn != iw->rx_msn[SOFTRDMA_QN_SEND]) {
+		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+					 TERM_DDP_U_MSN_RANGE);
+		return;
+	}
+	if (!qp->resp.in_recv && !softrdma_recv_take(qp)) {
+		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
+					 TERM_DDP_U_NO_BUFFER);
+		return;
+	}
+	/* Segments of a message arrive in order on the stream. */
+	if (!softrdma_ddp_seq_check(msn, mo, msn, qp->resp.roff, &tc)) {
+		softrdma_iw_complete_recv(qp, IB_WC_REM_INV_REQ_ERR, 0, false);
+		softrdma_iw_qp_terminate(qp, tc.layer, tc.etype, tc.code);
+		return;
+	}
+	err = n ? softrdma_sge_copy(qp, qp->resp.rsge, qp->resp.rwqe.num_sge,
+				    mo, p, n, true, IB_ACCESS_LOCAL_WRITE) : 0;
+	if (err) {
+		softrdma_iw_rx_send_fail(qp, err);
+		return;
+	}
+	softrdma_iw_rx_send_end(qp, op, last, inv_stag, mo + n);
 }
 
 /*
@@ -664,6 +682,7 @@ static bool softrdma_iw_rx_peek(struct softrdma_qp *qp)
 	if (!ok)
 		return false;
 	iw->rx_skip = false;
+	iw->rx_send = false;
 	iw->rx_stag = ntohl(h.stag);
 	iw->rx_to = be64_to_cpu(h.to);
 	iw->rx_left = n;
@@ -673,25 +692,85 @@ static bool softrdma_iw_rx_peek(struct softrdma_qp *qp)
 	return true;
 }
 
+/* Does the receive taken hold @n bytes at offset @mo? */
+static bool softrdma_iw_rx_fits(const struct softrdma_qp *qp, u32 mo, u32 n)
+{
+	u64 room = 0;
+	u32 i;
+
+	for (i = 0; i < qp->resp.rwqe.num_sge; i++)
+		room += qp->resp.rsge[i].length;
+	return (u64)mo + n <= room;
+}
+
 /*
- * Place @n bytes of @skb at @off, the next of the RDMA Write being placed.
- * The buffer's MR is held within one skb (softrdma_iw_rx_actor() lets go
- * of it), so a peer that stops mid-FPDU holds up no deregistration; for
- * the next skb it is looked up again, and if it is gone or the QP stopped,
- * the rest of the FPDU is dropped.
+ * As softrdma_iw_rx_peek(), for a Send, once its untagged DDP header is
+ * in: placed straight into its receive as its bytes come, if every check
+ * that the assembled path makes before it places passes here (the
+ * receive is taken here, as there). Return: true if it is placed so.
  */
-static void softrdma_iw_rx_place(struct softrdma_qp *qp, struct sk_buff *skb,
-				 u32 off, u32 n)
+static bool softrdma_iw_rx_peek_send(struct softrdma_qp *qp)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
-	struct skb_seq_state st;
-	const u8 *data;
-	u32 done = 0, l;
+	u32 ulen = get_unaligned_be16(iw->rxbuf), n, mo, msn;
+	struct softrdma_ddp_untagged h;
+	struct softrdma_term_cause tc;
+	u8 *u = iw->rxbuf + 2;
+	u8 op = u[1] & SOFTRDMA_RDMAP_OP_MASK;
+	bool ok;
+
+	if ((op != RDMAP_SEND && op != RDMAP_SEND_SE && op != RDMAP_SEND_INV &&
+	     op != RDMAP_SEND_SE_INV) ||
+	    !softrdma_ddp_hdr_check(u, ulen, iw->ext ? SOFTRDMA_QN_NUM :
+				    SOFTRDMA_QN_AREQ, &tc))
+		return false;
+	memcpy(&h, u, sizeof(h));
+	if (ntohl(h.qn) != SOFTRDMA_QN_SEND)
+		return false;
+	n = ulen - SOFTRDMA_UNTAGGED_LEN;
+	msn = ntohl(h.msn);
+	mo = ntohl(h.mo);
+	spin_lock_bh(&qp->lock);
+	ok = (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) &&
+	     msn == iw->rx_msn[SOFTRDMA_QN_SEND] &&
+	     (qp->resp.in_recv || softrdma_recv_take(qp)) &&
+	     softrdma_ddp_seq_check(msn, mo, msn, qp->resp.roff, &tc) &&
+	     softrdma_iw_rx_fits(qp, mo, n);
+	spin_unlock_bh(&qp->lock);
+	if (!ok)
+		return false;
+	iw->rx_skip = false;
+	iw->rx_send = true;
+	iw->rx_err = 0;
+	iw->rx_to = mo;
+	iw->rx_left = n;
+	if (iw->crc)
+		iw->rx_crc = softrdma_crc32c(~0U, iw->rxbuf, iw->rx_have);
+	iw->rx_state = IW_RX_PLACE;
+	return true;
+}
+
+/*
+ * Place the @n bytes at @data, the next of the RDMA Write or Send being
+ * placed. A Write's MR is held within one skb (softrdma_iw_rx_actor() lets
+ * go of it), so a peer that stops mid-FPDU holds up no deregistration; for
+ * the next skb it is looked up again, and if it is gone or the QP stopped,
+ * the rest of the FPDU is dropped. A Send's receive looks up its keys at
+ * each copy (softrdma_sge_copy()); the first that fails is kept for the
+ * end of the FPDU.
+ */
+static void softrdma_iw_rx_place(struct softrdma_qp *qp, const u8 *data,
+				 u32 n)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	int err;
 
 	/* As every placement, under qp->lock: no invalidation meanwhile. */
 	spin_lock_bh(&qp->lock);
-	if (!iw->rx_mr && !iw->rx_skip) {
+	if (iw->rx_send && qp->state != IB_QPS_RTS &&
+	    qp->state != IB_QPS_SQD)
+		iw->rx_skip = true;
+	if (!iw->rx_send && !iw->rx_mr && !iw->rx_skip) {
 		if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) {
 			iw->rx_mr = softrdma_rkey_get(qp, iw->rx_stag,
 						      iw->rx_to, iw->rx_left,
@@ -706,17 +785,15 @@ static void softrdma_iw_rx_place(struct softrdma_qp *qp, struct sk_buff *skb,
 		}
 		iw->rx_skip = !iw->rx_mr;
 	}
-	skb_prepare_seq_read(skb, off, off + n, &st);
-	while (done < n && (l = skb_seq_read(done, &data, &st))) {
-		l = min(l, n - done);
-		if (iw->rx_mr)
-			softrdma_mr_copy(iw->rx_mr, iw->rx_to + done,
-					 (void *)data, l, true);
-		if (iw->crc)
-			iw->rx_crc = softrdma_crc32c(iw->rx_crc, data, l);
-		done += l;
-	}
-	skb_abort_seq_read(&st);
+	if (iw->rx_mr)
+		softrdma_mr_copy(iw->rx_mr, iw->rx_to, (void *)data, n, true);
+	else if (iw->rx_send && !iw->rx_skip && !iw->rx_err)
+		iw->rx_err = softrdma_sge_copy(qp, qp->resp.rsge,
+					       qp->resp.rwqe.num_sge,
+					       iw->rx_to, (void *)data, n, true,
+					       IB_ACCESS_LOCAL_WRITE);
+	if (iw->crc)
+		iw->rx_crc = softrdma_crc32c(iw->rx_crc, data, n);
 	spin_unlock_bh(&qp->lock);
 	iw->rx_to += n;
 	iw->rx_left -= n;
@@ -732,7 +809,31 @@ static void softrdma_iw_rx_place(struct softrdma_qp *qp, struct sk_buff *skb,
 	}
 }
 
-/* The trailer of a placed RDMA Write is in: check its CRC. */
+/* A placed Send is whole: its receive completes if it was the last. */
+static void softrdma_iw_rx_send_placed(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+	u8 *u = iw->rxbuf + 2;
+	struct softrdma_ddp_untagged h;
+
+	memcpy(&h, u, sizeof(h));
+	spin_lock_bh(&qp->lock);
+	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) {
+		iw->rx_ulpdu = u;
+		iw->rx_ulen = get_unaligned_be16(iw->rxbuf);
+		if (iw->rx_err)
+			softrdma_iw_rx_send_fail(qp, iw->rx_err);
+		else
+			softrdma_iw_rx_send_end(qp,
+						u[1] & SOFTRDMA_RDMAP_OP_MASK,
+						u[0] & SOFTRDMA_DDP_L,
+						ntohl(h.inv_stag), iw->rx_to);
+		iw->rx_ulpdu = NULL;
+	}
+	spin_unlock_bh(&qp->lock);
+}
+
+/* The trailer of a placed RDMA Write or Send is in: check its CRC. */
 static void softrdma_iw_rx_placed(struct softrdma_qp *qp)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
@@ -750,7 +851,10 @@ static void softrdma_iw_rx_placed(struct softrdma_qp *qp)
 		spin_unlock_bh(&qp->lock);
 	} else if (!iw->rx_skip) {
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_PKTS);
+		if (iw->rx_send)
+			softrdma_iw_rx_send_placed(qp);
 	}
+	iw->rx_send = false;
 	softrdma_iw_rx_next(iw);
 }
 
@@ -778,7 +882,7 @@ static bool softrdma_iw_rx_step(struct softrdma_qp *qp)
 		}
 		/* The CRC field is there even without CRC. */
 		iw->rx_flen = len;
-		if (!iw->rx_markers && ulen > SOFTRDMA_TAGGED_LEN) {
+		if (!iw->rx_markers && ulen > SOFTRDMA_UNTAGGED_LEN) {
 			iw->rx_state = IW_RX_PEEK;
 			iw->rx_need = 2 + SOFTRDMA_TAGGED_LEN;
 		} else {
@@ -787,7 +891,14 @@ static bool softrdma_iw_rx_step(struct softrdma_qp *qp)
 		}
 		return true;
 	case IW_RX_PEEK:
-		if (!softrdma_iw_rx_peek(qp)) {
+		/* A Send's header is longer than a tagged one. */
+		if (!(iw->rxbuf[2] & SOFTRDMA_DDP_T) &&
+		    iw->rx_need < 2 + SOFTRDMA_UNTAGGED_LEN) {
+			iw->rx_need = 2 + SOFTRDMA_UNTAGGED_LEN;
+			return true;
+		}
+		if (!((iw->rxbuf[2] & SOFTRDMA_DDP_T) ?
+		      softrdma_iw_rx_peek(qp) : softrdma_iw_rx_peek_send(qp))) {
 			iw->rx_state = IW_RX_FPDU;
 			iw->rx_need = iw->rx_flen;
 		}
@@ -804,35 +915,60 @@ static bool softrdma_iw_rx_step(struct softrdma_qp *qp)
 	}
 }
 
-/* tcp_read_sock() actor: assemble FPDUs from @skb, handle each one whole. */
+/*
+ * Take @n bytes of the stream at @data: into the FPDU being assembled, or
+ * the buffer of the one being placed; each step handled as it completes.
+ */
+static void softrdma_iw_rx_bytes(struct softrdma_qp *qp, const u8 *data,
+				 u32 n)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+	u32 k;
+
+	/* After a framing error only the close is awaited: drop the rest. */
+	while (n && !iw->rx_stop) {
+		u8 *buf = iw->rxbuf;
+
+		if (iw->rx_state == IW_RX_PLACE) {
+			k = min(n, iw->rx_left);
+			softrdma_iw_rx_place(qp, data, k);
+		} else {
+			if (iw->rx_state == IW_RX_TRAILER)
+				buf += SOFTRDMA_IW_RX_TRAILER;
+			k = min(n, iw->rx_need - iw->rx_have);
+			memcpy(buf + iw->rx_have, data, k);
+			iw->rx_have += k;
+			if (iw->rx_have == iw->rx_need &&
+			    !softrdma_iw_rx_step(qp))
+				iw->rx_stop = true;
+		}
+		data += k;
+		n -= k;
+	}
+}
+
+/*
+ * tcp_read_sock() actor: the stream's bytes in @skb, a piece of memory at
+ * a time, in one pass (skb_seq_read() keeps its place: no walk from the
+ * skb's start for each FPDU).
+ */
 static int softrdma_iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 				unsigned int off, size_t len)
 {
 	struct softrdma_qp *qp = desc->arg.data;
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
-	size_t done = 0;
+	struct skb_seq_state st;
+	const u8 *data;
+	u32 done = 0, n;
 
-	/* After a framing error only the close is awaited: drop the rest. */
-	while (done < len && !iw->rx_stop) {
-		u32 n;
-		u8 *buf = iw->rxbuf;
-
-		if (iw->rx_state == IW_RX_PLACE) {
-			n = min_t(size_t, len - done, iw->rx_left);
-			softrdma_iw_rx_place(qp, skb, off + done, n);
-			done += n;
-			continue;
-		}
-		if (iw->rx_state == IW_RX_TRAILER)
-			buf += SOFTRDMA_IW_RX_TRAILER;
-		n = min_t(size_t, len - done, iw->rx_need - iw->rx_have);
-		if (skb_copy_bits(skb, off + done, buf + iw->rx_have, n))
-			break;
-		iw->rx_have += n;
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while (done < len && !iw->rx_stop &&
+	       (n = skb_seq_read(done, &data, &st)) != 0) {
+		n = min_t(u32, n, len - done);
+		softrdma_iw_rx_bytes(qp, data, n);
 		done += n;
-		if (iw->rx_have == iw->rx_need && !softrdma_iw_rx_step(qp))
-			iw->rx_stop = true;
 	}
+	skb_abort_seq_read(&st);
 	/* No MR is held between skbs (softrdma_iw_rx_place()). */
 	if (iw->rx_mr) {
 		softrdma_mr_put(iw->rx_mr);

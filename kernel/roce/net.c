@@ -320,13 +320,13 @@ void softrdma_roce_add_zeroes(struct sk_buff *skb, u32 len)
  * to the end of the BTH: @ph holds the IP and UDP headers and the BTH,
  * already masked.
  */
+
+/* The CRC of the LRH's ones, from the seed ~0: crc32_le(~0U, ones, 8). */
+#define SOFTRDMA_ICRC_LRH	0xdebb20e3U
+
 static u32 softrdma_icrc_start(const u8 *ph, unsigned int phlen)
 {
-	static const u8 lrh[8] = { 0xff, 0xff, 0xff, 0xff,
-				   0xff, 0xff, 0xff, 0xff };
-	u32 crc = softrdma_crc32(~0U, lrh, sizeof(lrh));
-
-	return softrdma_crc32(crc, ph, phlen);
+	return softrdma_crc32(SOFTRDMA_ICRC_LRH, ph, phlen);
 }
 
 /* Copy UDP header and BTH behind the IP header; mask UDP checksum, resv8a. */
@@ -835,6 +835,46 @@ int softrdma_roce_xmit_to(struct softrdma_qp *qp, struct sk_buff *skb,
 }
 
 /*
+ * Go on with *@crc over @len bytes of @skb from byte @off on and read the
+ * ICRC that follows them into *@got, a piece of memory at a time: the
+ * linear part, then each fragment (no highmem: a fragment's pages are
+ * one run of the direct map). Return: false if @skb has a frag list or
+ * ends before (skb_seq_read() then).
+ */
+static bool softrdma_roce_icrc_walk(const struct sk_buff *skb, u32 off,
+				    u32 len, u32 *crc, __le32 *got)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 dend = off + len, end = dend + SOFTRDMA_ICRC_LEN;
+	u32 pos = 0, i = 0, blen = skb_headlen(skb), a, b;
+	const u8 *base = skb->data;
+	u8 tail[SOFTRDMA_ICRC_LEN];
+
+	if (IS_ENABLED(CONFIG_HIGHMEM) || skb_has_frag_list(skb))
+		return false;
+	for (;;) {
+		a = max(off, pos);
+		b = min(dend, pos + blen);
+		if (a < b)
+			*crc = softrdma_crc32(*crc, base + a - pos, b - a);
+		a = max(dend, pos);
+		b = min(end, pos + blen);
+		if (a < b)
+			memcpy(tail + a - dend, base + a - pos, b - a);
+		pos += blen;
+		if (pos >= end)
+			break;
+		if (i == sh->nr_frags)
+			return false;
+		base = skb_frag_address(&sh->frags[i]);
+		blen = skb_frag_size(&sh->frags[i]);
+		i++;
+	}
+	memcpy(got, tail, sizeof(*got));
+	return true;
+}
+
+/*
  * Check a received packet's ICRC. @skb->data is the BTH, in the linear
  * part; what follows may be in pieces (a peer's train, cut by our
  * socket: softrdma_rx_dispatch()).
@@ -846,16 +886,21 @@ bool softrdma_roce_icrc_ok(struct sk_buff *skb)
 	struct skb_seq_state st;
 	const u8 *data;
 	__le32 got;
-	u32 crc;
+	u32 crc, start;
 
 	if (skb->protocol == htons(ETH_P_IP))
-		crc = softrdma_icrc4_start(ip_hdr(skb), udp_hdr(skb), skb->data);
+		start = softrdma_icrc4_start(ip_hdr(skb), udp_hdr(skb),
+					     skb->data);
 	else if (skb->protocol == htons(ETH_P_IPV6))
-		crc = softrdma_icrc6_start(ipv6_hdr(skb), udp_hdr(skb),
-					   skb->data);
+		start = softrdma_icrc6_start(ipv6_hdr(skb), udp_hdr(skb),
+					     skb->data);
 	else
 		return false;
+	crc = start;
+	if (softrdma_roce_icrc_walk(skb, SOFTRDMA_BTH_LEN, len, &crc, &got))
+		goto check;
 	/* A block may go on past @tlen: the CRC stops there. */
+	crc = start;
 	skb_prepare_seq_read(skb, SOFTRDMA_BTH_LEN, tlen, &st);
 	while (done < len && (n = skb_seq_read(done, &data, &st)) != 0) {
 		n = min(n, len - done);
@@ -863,10 +908,12 @@ bool softrdma_roce_icrc_ok(struct sk_buff *skb)
 		done += n;
 	}
 	skb_abort_seq_read(&st);
-	if (skb_copy_bits(skb, tlen, &got, sizeof(got)) ||
-	    le32_to_cpu(got) != ~crc) {
-		softrdma_roce_count_drop(skb, SOFTRDMA_CNT_RX_ICRC_ERR);
-		return false;
-	}
-	return true;
+	if (skb_copy_bits(skb, tlen, &got, sizeof(got)))
+		goto bad;
+check:
+	if (le32_to_cpu(got) == ~crc)
+		return true;
+bad:
+	softrdma_roce_count_drop(skb, SOFTRDMA_CNT_RX_ICRC_ERR);
+	return false;
 }

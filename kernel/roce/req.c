@@ -422,6 +422,34 @@ static u32 softrdma_req_train(struct softrdma_qp *qp,
 }
 
 /*
+ * The MR of the one SGE of the WQE in @slot that holds bytes [@off, @end)
+ * of its message, with a reference, and in *@addr the address of byte
+ * @off: a train's payload found once, not once a packet. NULL if no one
+ * SGE holds them or its key does not grant them all: then each packet
+ * goes its own way (softrdma_req_payload(), which says why).
+ */
+static struct softrdma_mr *softrdma_req_train_mr(struct softrdma_qp *qp,
+						 u32 slot, u32 off, u32 end,
+						 u64 *addr)
+{
+	const struct softrdma_sge *sge = qp->ssge +
+					 (size_t)slot * qp->sq_max_sge;
+	const struct softrdma_swqe *s = &qp->swqe[slot];
+	u32 i, len = end - off;
+	int err;
+
+	if (s->wqe.flags & SOFTRDMA_WQE_INLINE)
+		return NULL;
+	for (i = 0; i < s->wqe.num_sge && off >= sge[i].length; i++)
+		off -= sge[i].length;
+	if (i == s->wqe.num_sge || len > sge[i].length - off)
+		return NULL;
+	*addr = sge[i].addr + off;
+	return softrdma_mr_get(qp->sdev, qp->pd, sge[i].lkey, *addr, len, 0,
+			       &err);
+}
+
+/*
  * Transmit packets @pkt to @pkt + @n - 1 (softrdma_req_train(), @seg bytes
  * each) of the WQE at index @idx in one skb: each with its own headers,
  * payload, pad and room for its ICRC (net.c writes it), the last one's
@@ -433,26 +461,39 @@ static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
 	u32 slot = idx & (qp->sq.num_slots - 1);
 	struct softrdma_swqe *s = &qp->swqe[slot];
 	struct softrdma_req_pkt l;
+	struct softrdma_mr *mr;
 	struct sk_buff *skb;
-	u32 i, len;
-	u8 *p;
-	int err;
+	u32 i, len, off0, end;
+	u64 addr = 0;
+	int err = 0;
+	u8 *p, *d;
 
 	len = (n - 1) * seg + softrdma_req_layout(qp, s, pkt + n - 1, 1, &l);
 	skb = softrdma_roce_alloc_train(qp, len - SOFTRDMA_ICRC_LEN);
 	if (!skb)
 		return -E2BIG;
+	end = l.off + l.paylen;
+	softrdma_req_layout(qp, s, pkt, 1, &l);
+	off0 = l.off;
+	mr = softrdma_req_train_mr(qp, slot, off0, end, &addr);
 	p = softrdma_roce_train_data(skb);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++, p += seg) {
 		softrdma_req_layout(qp, s, pkt + i, 1, &l);
-		err = softrdma_req_payload(qp, slot, &l,
-					   softrdma_req_headers(qp, s, pkt + i,
-								1, &l, p));
-		if (err) {
-			kfree_skb(skb);
-			return err;
+		d = softrdma_req_headers(qp, s, pkt + i, 1, &l, p);
+		if (!mr) {
+			err = softrdma_req_payload(qp, slot, &l, d);
+			if (err)
+				break;
+			continue;
 		}
-		p += seg;
+		softrdma_mr_copy(mr, addr + l.off - off0, d, l.paylen, false);
+		memset(d + l.paylen, 0, l.pad);
+	}
+	if (mr)
+		softrdma_mr_put(mr);
+	if (err) {
+		kfree_skb(skb);
+		return err;
 	}
 	SOFTRDMA_ROCE_CB(skb)->npkts = n;
 	SOFTRDMA_ROCE_CB(skb)->seg = seg;
