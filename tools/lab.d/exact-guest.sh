@@ -17,8 +17,9 @@
 # instruction of the transfer too.
 # Writes OUT/exact.tsv (STACK MTU KEY VALUE; msgs PHASE N; size TEST
 # BYTES), METER/phases (MARK NAME: the
-# meter's OUT/mark-MARK.tsv is phase NAME) and METER/kallsyms.MTU.STACK
-# (the kernel's text symbols while the stack's modules are loaded).
+# meter's OUT/mark-MARK.tsv is phase NAME), METER/kallsyms.MTU.STACK
+# (the kernel's text symbols while the stack's modules are loaded) and
+# OUT/runs/PHASE.txt (each run's output).
 set -u
 out=$1 meter=$2
 # Guest time leaps ahead to the next timer whenever the guest waits for
@@ -32,6 +33,7 @@ mark=$here/../../build/user/meter-mark
 exact=$out/exact.tsv
 : >"$exact"
 : >"$meter/phases"
+mkdir -p "$out/runs"
 
 # The meter's markers so far; mark-K.tsv holds what ran between the
 # markers K-1 and K.
@@ -66,6 +68,7 @@ measure() {
 		# Not in a subshell: measured_run counts markers.
 		measured_run "${cmd[@]}" >/tmp/exact-run.out
 		OUTPUT=$(cat /tmp/exact-run.out)
+		cp /tmp/exact-run.out "$out/runs/$name.$x.txt"
 		echo "$((MARKS - 1)) $name.$x" >>"$meter/phases"
 		msgs=$k
 		# qperf: tcp_bw's received messages, tcp_lat's round trips.
@@ -85,7 +88,7 @@ shim=$here/../../build/user/libmeter-shim.so
 measured_run() {
 	if [ "$1" = qperf ]; then
 		marker
-		timeout "$LIMIT" "$@" 2>&1
+		LD_PRELOAD=$shim timeout "$LIMIT" "$@" 2>&1
 		marker
 		return
 	fi
@@ -145,19 +148,19 @@ put_exact() {
 # stack_tcp MTU: qperf across the wire (its server in b, one for all).
 stack_tcp() {
 	local mtu=$1
-	srv_start 19765 qperf || {
+	srv_start 19765 env LD_PRELOAD="$shim" qperf || {
 		echo "qperf: the server did not start" >&2
 		srv_end kill
 		return
 	}
 	measured_run qperf "$SIP" -m 65536 -t 1 tcp_bw >/dev/null
-	measure "$mtu.tcp.bw64k" 1 2 qperf "$SIP" -vv -m 65536 -t @ tcp_bw
+	measure "$mtu.tcp.bw64k" 1 2 qperf "$SIP" --precision 6 -vv -m 65536 -t @ tcp_bw
 	put_exact tcp "$mtu" bw64k "$(check_row "$mtu tcp bw64k" "$(qperf_value "$OUTPUT" mib)")"
-	measure "$mtu.tcp.bw1m" 1 2 qperf "$SIP" -vv -m 1048576 -t @ tcp_bw
+	measure "$mtu.tcp.bw1m" 1 2 qperf "$SIP" --precision 6 -vv -m 1048576 -t @ tcp_bw
 	put_exact tcp "$mtu" bw1m "$(check_row "$mtu tcp bw1m" "$(qperf_value "$OUTPUT" mib)")"
-	measure "$mtu.tcp.lat2" 1 2 qperf "$SIP" -vv -m 2 -t @ tcp_lat
+	measure "$mtu.tcp.lat2" 1 2 qperf "$SIP" --precision 6 -vv -m 2 -t @ tcp_lat
 	put_exact tcp "$mtu" lat2 "$(check_row "$mtu tcp lat2" "$(qperf_value "$OUTPUT" us)")"
-	measure "$mtu.tcp.rate8" 1 2 qperf "$SIP" -vv -m 8 -t @ tcp_bw
+	measure "$mtu.tcp.rate8" 1 2 qperf "$SIP" --precision 6 -vv -m 8 -t @ tcp_bw
 	put_exact tcp "$mtu" rate8 "$(check_row "$mtu tcp rate8" "$(awk -v b="$(qperf_value "$OUTPUT" mib)" \
 		'BEGIN { if (b != "") printf "%.4f", b * 1048576 / 8 / 1e6 }')")"
 	srv_end kill

@@ -88,6 +88,8 @@ table() {
 			"1 MiB kernel insn/B|kb|bw1m"
 			"1 MiB user insn/B|ub|bw1m"
 			"2 B insn/trip by time|tl|lat2"
+			"2 B kernel insn/trip|k|lat2"
+			"2 B user insn/trip|u|lat2"
 			"8 B insn/msg by time|tr|rate8"
 			"8 B kernel insn/msg|k|rate8"
 			"8 B user insn/msg|u|rate8"
