@@ -1,6 +1,9 @@
 #!/bin/bash
 # exact-report.sh table OUT: the exact meter's tables (tools/lab bench
 # --exact) from OUT/exact.tsv and the meter's counts in OUT/meter.
+# exact-report.sh spread OUT OTHER: how far two boots' tables (OUT's and
+# OTHER's) differ, row by row: their difference over their mean, in
+# percent.
 # exact-report.sh profile OUT PHASE [TOP]: the TOP (25) kernel functions
 # of PHASE (MTU.STACK.TEST, e.g. 1500.softroce.bw64k), in instructions per
 # message: the 2N run's counts less the N run's, so nothing of the
@@ -67,15 +70,19 @@ by_time() {
 	}'
 }
 
+# table: the tables; with CELLS set, MTU|ROW|STACK|VALUE lines instead.
+CELLS=${CELLS:-}
 table() {
 	local stacks mtus mtu s t
 	mtus=$(awk 'NF == 4 && $1 != "msgs" { print $2 }' "$exact" | sort -un | tr '\n' ' ')
 	stacks=$(awk 'NF == 4 && $1 != "msgs" { print $1 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
 	for mtu in $mtus; do
-		echo "exact clock (one vCPU, one instruction a guest ns), veth pair, MTU $mtu; both ends counted"
-		printf "%-24s" ""
-		for s in $stacks; do printf " %10s" "$s"; done
-		echo
+		if [ -z "$CELLS" ]; then
+			echo "exact clock (one vCPU, one instruction a guest ns), veth pair, MTU $mtu; both ends counted"
+			printf "%-24s" ""
+			for s in $stacks; do printf " %10s" "$s"; done
+			echo
+		fi
 		local -a rows=(
 			"64 KiB SEND MiB/s|v|bw64k"
 			"1 MiB SEND MiB/s|v|bw1m"
@@ -97,7 +104,7 @@ table() {
 		local r label how what c
 		for r in "${rows[@]}"; do
 			IFS='|' read -r label how t <<<"$r"
-			printf "%-24s" "$label"
+			[ -n "$CELLS" ] || printf "%-24s" "$label"
 			for s in $stacks; do
 				case $how in
 				v) c=$(value "$s" "$mtu" "$t") ;;
@@ -106,10 +113,15 @@ table() {
 				t?) c=$(by_time "$how" "$(value "$s" "$mtu" "$t")") ;;
 				esac
 				case $how in kb | ub) c=$(per_byte "$c" "$(msize "$t")") ;; esac
-				printf " %10s" "${c:--}"
+				if [ -n "$CELLS" ]; then
+					printf '%s|%s|%s|%s\n' "$mtu" "$label" "$s" "${c:--}"
+				else
+					printf " %10s" "${c:--}"
+				fi
 			done
-			echo
+			[ -n "$CELLS" ] || echo
 		done
+		[ -z "$CELLS" ] || continue
 		printf "%-24s" "as a ratio to tcp:"
 		echo
 		for r in "64 KiB MiB/s|bw64k" "1 MiB MiB/s|bw1m" "2 B latency|lat2"; do
@@ -152,14 +164,37 @@ profile() {
 		}' | sort -k1,1nr | head -n "$((top + 1))"
 }
 
+# spread OTHER: this run's table against OTHER's (another boot's
+# build/bench-exact, kept): per row and stack, both values and their
+# difference over their mean, in percent.
+spread() {
+	local other=$1
+	awk -F'|' 'NR == FNR { o[$1 "|" $2 "|" $3] = $4; next }
+		$1 != mtu {
+			mtu = $1
+			printf "\nMTU %s: this boot, the other, the difference over the mean\n", mtu
+		}
+		$2 != row { row = $2; printf "%s\n", row }
+		{
+			v = $4; w = o[$1 "|" $2 "|" $3]
+			c = "-"
+			if (v ~ /^-?[0-9.]+$/ && w ~ /^-?[0-9.]+$/ && v + w != 0) {
+				d = v - w; if (d < 0) d = -d
+				c = sprintf("%.2f %%", 200 * d / (v + w))
+			}
+			printf "  %-10s %12s %12s %9s\n", $3, v, w, c
+		}' <(CELLS=1 "$0" table "$other") <(CELLS=1 table)
+}
+
 case $mode in
 table) table ;;
+spread) spread "$3" ;;
 profile)
 	shift 2
 	profile "$@"
 	;;
 *)
-	echo "usage: exact-report.sh table OUT | profile OUT PHASE [TOP]" >&2
+	echo "usage: exact-report.sh table OUT | spread OUT OTHER | profile OUT PHASE [TOP]" >&2
 	exit 2
 	;;
 esac
