@@ -183,7 +183,7 @@ std::FILE *fopen(const char *path, const char *mode)
 int fclose(std::FILE *f)
 {
 	static auto real = next<int (*)(std::FILE *)>("fclose");
-	const bool calibrated = f != nullptr && f == state.cpuinfo;
+	const bool calibrated = state.cpuinfo != nullptr && f == state.cpuinfo;
 	const int r = real(f);
 	if (calibrated) {
 		state.cpuinfo = nullptr;
