@@ -113,6 +113,9 @@ table() {
 				t?) c=$(by_time "$how" "$(value "$s" "$mtu" "$t")") ;;
 				esac
 				case $how in kb | ub) c=$(per_byte "$c" "$(msize "$t")") ;; esac
+				# No figure of the tool's: the run failed, its counts say
+				# nothing about a message.
+				[ -n "$(value "$s" "$mtu" "$t")" ] || c=-
 				if [ -n "$CELLS" ]; then
 					printf '%s|%s|%s|%s\n' "$mtu" "$label" "$s" "${c:--}"
 				else
