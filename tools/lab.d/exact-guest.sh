@@ -46,7 +46,11 @@ marker() {
 # Message counts: N of each perftest measurement (its second run has 2N);
 # qperf's runs take 1 and 2 guest seconds (its -n is not kept to) and
 # report how many messages they moved.
-declare -A COUNT=([bw64k]=256 [bw1m]=16 [lat2]=500 [rate8]=2000)
+# A run's regime (how often its processes sleep and wake, the kernel
+# worker with them) is not the same from run to run: longer runs average
+# more of it (a transfer's instructions cost little beside perftest's
+# start-up, about a billion).
+declare -A COUNT=([bw64k]=1024 [bw1m]=64 [lat2]=2000 [rate8]=8000)
 declare -A SIZE=([bw64k]=65536 [bw1m]=1048576 [lat2]=2 [rate8]=8)
 
 # measure NAME A B CMD...: CMD twice, with A and then B for its word "@"
@@ -187,9 +191,10 @@ stack_rdma() {
 		measured_run ib_send_bw "$cdev" "$sdev" $f -e -s 65536 -n 16 >/dev/null
 		measure "$p.bw64k" "$n64" $((2 * n64)) ib_send_bw "$cdev" "$sdev" $f -e -N -s 65536 -n @
 		put_exact "$row" "$mtu" bw64k "$(check_row "$p bw64k" "$(perftest_row "$OUTPUT" 4)")"
-		# siw's 1 MiB SENDs in event mode never end (billions of
-		# instructions, no result): not measured.
-		if [ "$row" != siw ]; then
+		# siw's and softiwarp's 1 MiB SENDs in event mode never end
+		# (the last message never arrives; the guest idles on, billions
+		# of timer instructions, no result): not measured.
+		if [ "$row" != siw ] && [ "$row" != softiwarp ]; then
 			measure "$p.bw1m" "$n1m" $((2 * n1m)) ib_send_bw "$cdev" "$sdev" $f -e -N -s 1048576 -n @
 			put_exact "$row" "$mtu" bw1m "$(check_row "$p bw1m" "$(perftest_row "$OUTPUT" 4)")"
 		fi
