@@ -9,8 +9,9 @@
 # message: the 2N run's counts less the N run's, so nothing of the
 # start-up is in them, each translation block given to the kernel text
 # symbol at or below its address (the stack's /proc/kallsyms).
-# A measurement's cost is (I(2N) - I(N)) / N: instructions per message;
-# over the message's bytes, per byte. Both ends of the wire are counted.
+# A measurement's cost in the table is I(2N) / 2N: the second run's
+# instructions per message; over the message's bytes, per byte (the
+# profile's is (I(2N) - I(N)) / N). Both ends of the wire are counted.
 set -u
 export LC_ALL=C
 mode=$1 out=$2
@@ -44,19 +45,22 @@ runs() {
 }
 
 # cost PHASE WHAT: kernel or user instructions per message of PHASE: its
-# second run's less its first's, over the messages the second moved more.
+# second run's over the messages it moved. (The second run's less the
+# first's, over the messages it moved more, leaves the start-up out too,
+# but differs more from boot to boot: a run's regime moves both. The
+# shim's marks leave perftest's start-up out already; qperf's is about
+# 10 M instructions, 0.5 % of a run.)
 cost() {
 	if ! runs "$1"; then
 		echo -
 		return
 	fi
-	awk -v w="$2" -v n=$((MB - MA)) 'FNR == 1 && NR > 1 { f = 2 } $1 == w { v[f + 0] = $2 }
-		END { printf "%.0f", (v[2] - v[0]) / n }' "$A" "$B"
+	awk -v w="$2" -v n="$MB" '$1 == w { v = $2 } END { printf "%.0f", v / n }' "$B"
 }
 
 value() { awk -v s="$1" -v m="$2" -v k="$3" '$1 == s && $2 == m && $3 == k { print $4; exit }' "$exact"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
-per_byte() { awk -v c="$1" -v s="$2" 'BEGIN { if (c + 0 > 0 && s > 0) printf "%.2f", c / s; else print "-" }'; }
+per_byte() { awk -v c="$1" -v s="$2" 'BEGIN { if (c + 0 > 0 && s > 0) printf "%.3f", c / s; else print "-" }'; }
 
 # by_time KIND FIGURE: a tool's guest-time figure as instructions (one a
 # nanosecond): tb per byte of MiB/s, tl per round trip of a half round
