@@ -50,7 +50,7 @@ marker() {
 # worker with them) is not the same from run to run: longer runs average
 # more of it (a transfer's instructions cost little beside perftest's
 # start-up, about a billion).
-declare -A COUNT=([bw64k]=1024 [bw1m]=64 [lat2]=2000 [rate8]=8000)
+declare -A COUNT=([bw64k]=1024 [bw1m]=64 [lat2]=2000 [rate8]=32000)
 declare -A SIZE=([bw64k]=65536 [bw1m]=1048576 [lat2]=2 [rate8]=8)
 
 # measure NAME A B CMD...: CMD twice, with A and then B for its word "@"
@@ -157,16 +157,16 @@ stack_tcp() {
 		srv_end kill
 		return
 	}
-	measured_run qperf "$SIP" -m 65536 -t 1 tcp_bw >/dev/null
-	measure "$mtu.tcp.bw64k" 1 2 qperf "$SIP" --precision 6 -vv -m 65536 -t @ tcp_bw
+	measured_run qperf "$SIP" -sb 4m -m 65536 -t 1 tcp_bw >/dev/null
+	measure "$mtu.tcp.bw64k" 1 2 qperf "$SIP" --precision 6 -sb 4m -vv -m 65536 -t @ tcp_bw
 	put_exact tcp "$mtu" bw64k "$(check_row "$mtu tcp bw64k" "$(qperf_value "$OUTPUT" mib)")"
-	measure "$mtu.tcp.bw1m" 1 2 qperf "$SIP" --precision 6 -vv -m 1048576 -t @ tcp_bw
+	measure "$mtu.tcp.bw1m" 1 2 qperf "$SIP" --precision 6 -sb 4m -vv -m 1048576 -t @ tcp_bw
 	put_exact tcp "$mtu" bw1m "$(check_row "$mtu tcp bw1m" "$(qperf_value "$OUTPUT" mib)")"
-	measure "$mtu.tcp.lat2" 1 2 qperf "$SIP" --precision 6 -vv -m 2 -t @ tcp_lat
+	measure "$mtu.tcp.lat2" 1 2 qperf "$SIP" --precision 6 -sb 4m -vv -m 2 -t @ tcp_lat
 	put_exact tcp "$mtu" lat2 "$(check_row "$mtu tcp lat2" "$(qperf_value "$OUTPUT" us)")"
-	measure "$mtu.tcp.rate8" 1 2 qperf "$SIP" --precision 6 -vv -m 8 -t @ tcp_bw
+	measure "$mtu.tcp.rate8" 1 2 qperf "$SIP" --precision 6 -sb 4m -vv -m 8 -t @ tcp_bw
 	put_exact tcp "$mtu" rate8 "$(check_row "$mtu tcp rate8" "$(awk -v b="$(qperf_value "$OUTPUT" mib)" \
-		'BEGIN { if (b != "") printf "%.4f", b * 1048576 / 8 / 1e6 }')")"
+		'BEGIN { if (b != "") printf "%.6f", b * 1048576 / 8 / 1e6 }')")"
 	srv_end kill
 }
 
