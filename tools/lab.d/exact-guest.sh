@@ -9,10 +9,10 @@
 # in event mode (perftest -e: nobody spins on the one vCPU; qperf's
 # tcp_bw and tcp_lat for TCP). Every measurement runs twice, each run a
 # phase of the meter (measured_run says where one starts and ends):
-# perftest with N and 2N messages, qperf for 1 and 2 guest seconds. The
-# difference of the two runs' instructions, over the difference of their
-# messages, is the cost of a message with nothing of the start-up in it;
-# both ends counted. The figures (MiB/s, us, Mmsg/s) are the tools' own,
+# perftest with N and 2N messages, qperf for 1 and 2 guest seconds
+# (exact-report.sh: the table's cost of a message is the second run's,
+# the profile's the difference of the two); both ends counted. The
+# figures (MiB/s, us, Mmsg/s) are the tools' own,
 # of the second run, in guest time: on this clock they count every
 # instruction of the transfer too.
 # Writes OUT/exact.tsv (STACK MTU KEY VALUE; msgs PHASE N; size TEST
