@@ -1,13 +1,17 @@
 #!/bin/bash
 # exact-report.sh table OUT: the exact meter's tables (tools/lab bench
 # --exact) from OUT/exact.tsv and the meter's counts in OUT/meter.
+# exact-report.sh spread OUT OTHER: how far two boots' tables (OUT's and
+# OTHER's) differ, row by row: their difference over their mean, in
+# percent.
 # exact-report.sh profile OUT PHASE [TOP]: the TOP (25) kernel functions
 # of PHASE (MTU.STACK.TEST, e.g. 1500.softroce.bw64k), in instructions per
 # message: the 2N run's counts less the N run's, so nothing of the
 # start-up is in them, each translation block given to the kernel text
 # symbol at or below its address (the stack's /proc/kallsyms).
-# A measurement's cost is (I(2N) - I(N)) / N: instructions per message;
-# over the message's bytes, per byte. Both ends of the wire are counted.
+# A measurement's cost in the table is I(2N) / 2N: the second run's
+# instructions per message; over the message's bytes, per byte (the
+# profile's is (I(2N) - I(N)) / N). Both ends of the wire are counted.
 set -u
 export LC_ALL=C
 mode=$1 out=$2
@@ -41,19 +45,22 @@ runs() {
 }
 
 # cost PHASE WHAT: kernel or user instructions per message of PHASE: its
-# second run's less its first's, over the messages the second moved more.
+# second run's over the messages it moved. (The second run's less the
+# first's, over the messages it moved more, leaves the start-up out too,
+# but differs more from boot to boot: a run's regime moves both. The
+# shim's marks leave perftest's start-up out already; qperf's is about
+# 10 M instructions, 0.5 % of a run.)
 cost() {
 	if ! runs "$1"; then
 		echo -
 		return
 	fi
-	awk -v w="$2" -v n=$((MB - MA)) 'FNR == 1 && NR > 1 { f = 2 } $1 == w { v[f + 0] = $2 }
-		END { printf "%.0f", (v[2] - v[0]) / n }' "$A" "$B"
+	awk -v w="$2" -v n="$MB" '$1 == w { v = $2 } END { printf "%.0f", v / n }' "$B"
 }
 
 value() { awk -v s="$1" -v m="$2" -v k="$3" '$1 == s && $2 == m && $3 == k { print $4; exit }' "$exact"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'; }
-per_byte() { awk -v c="$1" -v s="$2" 'BEGIN { if (c + 0 > 0 && s > 0) printf "%.2f", c / s; else print "-" }'; }
+per_byte() { awk -v c="$1" -v s="$2" 'BEGIN { if (c + 0 > 0 && s > 0) printf "%.3f", c / s; else print "-" }'; }
 
 # by_time KIND FIGURE: a tool's guest-time figure as instructions (one a
 # nanosecond): tb per byte of MiB/s, tl per round trip of a half round
@@ -67,15 +74,19 @@ by_time() {
 	}'
 }
 
+# table: the tables; with CELLS set, MTU|ROW|STACK|VALUE lines instead.
+CELLS=${CELLS:-}
 table() {
 	local stacks mtus mtu s t
 	mtus=$(awk 'NF == 4 && $1 != "msgs" { print $2 }' "$exact" | sort -un | tr '\n' ' ')
 	stacks=$(awk 'NF == 4 && $1 != "msgs" { print $1 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
 	for mtu in $mtus; do
-		echo "exact clock (one vCPU, one instruction a guest ns), veth pair, MTU $mtu; both ends counted"
-		printf "%-24s" ""
-		for s in $stacks; do printf " %10s" "$s"; done
-		echo
+		if [ -z "$CELLS" ]; then
+			echo "exact clock (one vCPU, one instruction a guest ns), veth pair, MTU $mtu; both ends counted"
+			printf "%-24s" ""
+			for s in $stacks; do printf " %10s" "$s"; done
+			echo
+		fi
 		local -a rows=(
 			"64 KiB SEND MiB/s|v|bw64k"
 			"1 MiB SEND MiB/s|v|bw1m"
@@ -88,6 +99,8 @@ table() {
 			"1 MiB kernel insn/B|kb|bw1m"
 			"1 MiB user insn/B|ub|bw1m"
 			"2 B insn/trip by time|tl|lat2"
+			"2 B kernel insn/trip|k|lat2"
+			"2 B user insn/trip|u|lat2"
 			"8 B insn/msg by time|tr|rate8"
 			"8 B kernel insn/msg|k|rate8"
 			"8 B user insn/msg|u|rate8"
@@ -95,7 +108,7 @@ table() {
 		local r label how what c
 		for r in "${rows[@]}"; do
 			IFS='|' read -r label how t <<<"$r"
-			printf "%-24s" "$label"
+			[ -n "$CELLS" ] || printf "%-24s" "$label"
 			for s in $stacks; do
 				case $how in
 				v) c=$(value "$s" "$mtu" "$t") ;;
@@ -104,10 +117,18 @@ table() {
 				t?) c=$(by_time "$how" "$(value "$s" "$mtu" "$t")") ;;
 				esac
 				case $how in kb | ub) c=$(per_byte "$c" "$(msize "$t")") ;; esac
-				printf " %10s" "${c:--}"
+				# No figure of the tool's: the run failed, its counts say
+				# nothing about a message.
+				[ -n "$(value "$s" "$mtu" "$t")" ] || c=-
+				if [ -n "$CELLS" ]; then
+					printf '%s|%s|%s|%s\n' "$mtu" "$label" "$s" "${c:--}"
+				else
+					printf " %10s" "${c:--}"
+				fi
 			done
-			echo
+			[ -n "$CELLS" ] || echo
 		done
+		[ -z "$CELLS" ] || continue
 		printf "%-24s" "as a ratio to tcp:"
 		echo
 		for r in "64 KiB MiB/s|bw64k" "1 MiB MiB/s|bw1m" "2 B latency|lat2"; do
@@ -150,14 +171,37 @@ profile() {
 		}' | sort -k1,1nr | head -n "$((top + 1))"
 }
 
+# spread OTHER: this run's table against OTHER's (another boot's
+# build/bench-exact, kept): per row and stack, both values and their
+# difference over their mean, in percent.
+spread() {
+	local other=$1
+	awk -F'|' 'NR == FNR { o[$1 "|" $2 "|" $3] = $4; next }
+		$1 != mtu {
+			mtu = $1
+			printf "\nMTU %s: this boot, the other, the difference over the mean\n", mtu
+		}
+		$2 != row { row = $2; printf "%s\n", row }
+		{
+			v = $4; w = o[$1 "|" $2 "|" $3]
+			c = "-"
+			if (v ~ /^-?[0-9.]+$/ && w ~ /^-?[0-9.]+$/ && v + w != 0) {
+				d = v - w; if (d < 0) d = -d
+				c = sprintf("%.2f %%", 200 * d / (v + w))
+			}
+			printf "  %-10s %12s %12s %9s\n", $3, v, w, c
+		}' <(CELLS=1 "$0" table "$other") <(CELLS=1 table)
+}
+
 case $mode in
 table) table ;;
+spread) spread "$3" ;;
 profile)
 	shift 2
 	profile "$@"
 	;;
 *)
-	echo "usage: exact-report.sh table OUT | profile OUT PHASE [TOP]" >&2
+	echo "usage: exact-report.sh table OUT | spread OUT OTHER | profile OUT PHASE [TOP]" >&2
 	exit 2
 	;;
 esac
