@@ -108,7 +108,7 @@ need_root() {
 # build_fresh: this checkout's build exists and no build input (sources,
 # build scripts) changed since it finished (build.sh writes the stamp).
 BUILD_STAMP=$LAB_BUILD/.built
-BUILD_INPUTS=(kernel uapi provider tools/softrdma tests/unit tests/kunit tests/kmod
+BUILD_INPUTS=(kernel uapi provider tools/softrdma tools/bench tests/unit tests/kunit tests/kmod
 	'tests/vm/*.cpp' 'tests/vm/*.hpp' Kbuild CMakeLists.txt cmake tools/lab.d/build.sh)
 build_fresh() {
 	[ -f "$BUILD_STAMP" ] || return 1
