@@ -313,6 +313,9 @@ void softrdma_roce_add_zeroes(struct sk_buff *skb, u32 len)
 	skb_add_rx_frag(skb, sh->nr_frags, softrdma_roce_zeroes, 0, len, len);
 }
 
+/* The CRC of the LRH's ones, from the seed ~0: crc32_le(~0U, ones, 8). */
+#define SOFTRDMA_ICRC_LRH	0xdebb20e3U
+
 /*
  * ICRC (IBTA Annex A17.3.3): CRC32 over the packet from the IP header on,
  * with the fields routers may change masked to ones, the LRH it replaces
@@ -320,10 +323,6 @@ void softrdma_roce_add_zeroes(struct sk_buff *skb, u32 len)
  * to the end of the BTH: @ph holds the IP and UDP headers and the BTH,
  * already masked.
  */
-
-/* The CRC of the LRH's ones, from the seed ~0: crc32_le(~0U, ones, 8). */
-#define SOFTRDMA_ICRC_LRH	0xdebb20e3U
-
 static u32 softrdma_icrc_start(const u8 *ph, unsigned int phlen)
 {
 	return softrdma_crc32(SOFTRDMA_ICRC_LRH, ph, phlen);
