@@ -198,6 +198,7 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_POLLER_SENDS] = { .name = "poller_sends" },
 	[SOFTRDMA_CNT_LOOP_MERGED] = { .name = "loop_merged_packets" },
 	[SOFTRDMA_CNT_GSO_MERGED] = { .name = "gso_merged_packets" },
+	[SOFTRDMA_CNT_RP_CNP_IGNORED] = { .name = "rp_cnp_ignored" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);

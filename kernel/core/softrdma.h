@@ -76,6 +76,7 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_POLLER_SENDS,	/* the poller found WQEs and sent */
 	SOFTRDMA_CNT_LOOP_MERGED,	/* RoCE loop: packets sent in another's skb */
 	SOFTRDMA_CNT_GSO_MERGED,	/* RoCE wire: packets sent in another's GSO skb */
+	SOFTRDMA_CNT_RP_CNP_IGNORED,	/* RoCE: CNPs received, not acted on */
 	SOFTRDMA_NUM_COUNTERS
 };
 
@@ -545,6 +546,18 @@ void softrdma_qp_flush_sq(struct softrdma_qp *qp);
 void softrdma_sq_complete(struct softrdma_qp *qp, u32 idx, u32 status);
 u32 softrdma_local_op(struct softrdma_qp *qp, struct softrdma_swqe *s);
 bool softrdma_recv_take(struct softrdma_qp *qp);
+
+/* The bytes the receive WQE softrdma_recv_take() took can hold. */
+static inline u64 softrdma_recv_room(const struct softrdma_qp *qp)
+{
+	u64 room = 0;
+	u32 i;
+
+	for (i = 0; i < qp->resp.rwqe.num_sge; i++)
+		room += qp->resp.rsge[i].length;
+	return room;
+}
+
 void softrdma_recv_complete(struct softrdma_qp *qp, struct softrdma_cqe *cqe,
 			    bool solicited);
 u32 softrdma_swqe_copy_atomic(struct softrdma_qp *qp, u32 slot, const u8 *body);

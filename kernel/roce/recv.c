@@ -158,6 +158,16 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	rcu_read_unlock();
 	if (!qp)
 		goto drop;
+	/*
+	 * A CNP is no request and no response: a responder would take it
+	 * for a bad request and fail the QP. Counted, not acted on.
+	 */
+	if (op == SOFTRDMA_OP_CNP) {
+		softrdma_count(sdev, SOFTRDMA_CNT_RP_CNP_IGNORED);
+		softrdma_qp_put(qp);
+		consume_skb(skb);
+		return;
+	}
 	if (skb_is_nonlinear(skb) && qp->ibqp.qp_type != IB_QPT_RC) {
 		if (skb_linearize(skb)) {
 			softrdma_qp_put(qp);

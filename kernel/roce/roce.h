@@ -114,6 +114,13 @@ enum softrdma_ud_opcode {
 	UD_SEND_ONLY_IMM = 0x65,
 };
 
+/*
+ * A congestion notification packet (transport 100b, RoCEv2 Annex A17.9):
+ * a BTH with BECN set, 16 reserved bytes, the ICRC. Sent to a QP whose
+ * packets arrived marked CE; no QP answers it or completes anything.
+ */
+#define SOFTRDMA_OP_CNP		0x81
+
 /* Base transport header, in wire order. */
 struct softrdma_bth {
 	u8 opcode;
@@ -465,8 +472,10 @@ u8 *softrdma_roce_train_data(struct sk_buff *skb);
 int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb);
 int softrdma_roce_xmit_to(struct softrdma_qp *qp, struct sk_buff *skb,
 			  const struct softrdma_roce_net *qn);
-bool softrdma_roce_icrc_ok(struct sk_buff *skb);
 struct net_device *softrdma_roce_rx_netdev(struct sk_buff *skb);
+void softrdma_roce_count_drop(struct sk_buff *skb, enum softrdma_counter c);
+
+/* icrc.c: the ICRC */
 struct iphdr;
 struct ipv6hdr;
 struct udphdr;
@@ -474,6 +483,10 @@ u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 		  const u8 *bth, unsigned int len);
 u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
 		   const u8 *bth, unsigned int len);
+void softrdma_roce_train_icrc(struct sk_buff *skb, const struct iphdr *iph,
+			      const struct ipv6hdr *ip6h,
+			      const struct udphdr *udph, u32 tlen);
+bool softrdma_roce_icrc_ok(struct sk_buff *skb);
 
 /* roce.c: the QP's RoCE state as a whole */
 void softrdma_roce_qp_fail(struct softrdma_qp *qp);

@@ -50,6 +50,30 @@ udp_to_sr0() {
 	ip netns exec b bash -c "printf '$1' >/dev/udp/10.0.0.1/4791"
 }
 
+# cnp_to_sr0 QPN: a congestion notification packet (RoCEv2 Annex A17.9:
+# opcode 0x81, BECN set, 16 reserved bytes) with a good ICRC, from netns b
+# (10.0.0.2) to QP QPN at 10.0.0.1. A raw socket: the IP header's
+# identification, which the ICRC covers, is ours.
+cnp_to_sr0() {
+	ip netns exec b python3 - "$1" <<'EOF'
+import socket, struct, sys, zlib
+qpn = int(sys.argv[1])
+bth = struct.pack('!BBHII', 0x81, 0, 0xffff, 0x40000000 | qpn, 0)
+body = bth + bytes(16)
+udp_len = 8 + len(body) + 4
+def ip(tos, ttl, csum):
+    return struct.pack('!BBHHHBBH4s4s', 0x45, tos, 20 + udp_len, 0x1234, 0x4000,
+                       ttl, 17, csum, socket.inet_aton('10.0.0.2'),
+                       socket.inet_aton('10.0.0.1'))
+def udp(csum):
+    return struct.pack('!HHHH', 4791, 4791, udp_len, csum)
+masked = b'\xff' * 8 + ip(0xff, 0xff, 0xffff) + udp(0xffff) + body[:4] + b'\xff' + body[5:]
+pkt = ip(0, 64, 0) + udp(0) + body + struct.pack('<I', zlib.crc32(masked))
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+s.sendto(pkt, ('10.0.0.1', 0))
+EOF
+}
+
 # RC over an impaired link: sr0 on veth0, sr1 on veth1 in b, netem on both
 # ends. Every transfer must still complete byte-exact: go-back-N, NAKs,
 # duplicate detection and READ re-execution all get exercised.

@@ -11,7 +11,7 @@ test_counters() {
 		rx_unknown_qp rx_qp_state_drops retransmits seq_naks_sent \
 		rnr_naks_sent duplicate_requests rx_backlog_drops acks_coalesced \
 		tx_zcopy_fpdus tx_errors sq_kicks poller_sends \
-		loop_merged_packets; do
+		loop_merged_packets rp_cnp_ignored; do
 		[ "$(counter sr0 "$c")" = 0 ]
 	done
 	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2
@@ -46,4 +46,26 @@ test_counters() {
 		--burst-size 64 --list --no-err >/dev/null
 	ip netns exec b rdma statistic show link sr1/1
 	[ "$(ip netns exec b bash -c "$(declare -f counter); counter sr1 acks_coalesced")" -gt 0 ]
+	# A CNP to a QP in the middle of a message (a SEND waiting out RNR
+	# NAKs for 3 s): counted and ignored; the QP goes on, its bytes
+	# arrive (verbs_rc checks them). No responder takes it for a request.
+	local qpn
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --sizes 64 --rnr-ms 3000 \
+		>"$TEST_TMP"/cnp.log 2>&1 &
+	local rc_pid=$!
+	for _ in $(seq 100); do
+		qpn=$(rdma res show qp link sr0/1 | awk '{
+			delete f
+			for (i = 1; i < NF; i++) f[$i] = $(i + 1)
+			if (f["type"] == "RC" && f["state"] == "RTS") { print f["lqpn"]; exit }
+		}')
+		[ -z "$qpn" ] || break
+		sleep 0.05
+	done
+	[ -n "$qpn" ] || { echo "no RC QP of sr0 in RTS"; return 1; }
+	cnp_to_sr0 "$qpn"
+	wait_for 5 counter_is sr0 rp_cnp_ignored 1
+	wait $rc_pid || { cat "$TEST_TMP"/cnp.log; return 1; }
+	counter_is sr0 rx_malformed 1
+	counter_is sr0 rx_unknown_qp "$noqp"
 }
