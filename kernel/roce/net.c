@@ -2,8 +2,8 @@
 /*
  * RoCEv2 encapsulation: one UDP port 4791 socket per network namespace
  * that has a softroce device and address family, IPv4 and IPv6 transmit
- * and receive, the ICRC, and the loop for packets to the namespace's own
- * addresses.
+ * and receive, and the loop for packets to the namespace's own addresses.
+ * The ICRC is icrc.c's.
  */
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
@@ -18,7 +18,6 @@
 #include <net/netns/generic.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
-#include <kunit/visibility.h>
 
 #include "softrdma.h"
 #include "roce.h"
@@ -60,8 +59,7 @@ struct net_device *softrdma_roce_rx_netdev(struct sk_buff *skb)
 }
 
 /* Count a packet dropped before its QP is known against its device. */
-static void softrdma_roce_count_drop(struct sk_buff *skb,
-				     enum softrdma_counter c)
+void softrdma_roce_count_drop(struct sk_buff *skb, enum softrdma_counter c)
 {
 	struct softrdma_dev *sdev = NULL;
 	struct net_device *ndev;
@@ -313,87 +311,6 @@ void softrdma_roce_add_zeroes(struct sk_buff *skb, u32 len)
 	skb_add_rx_frag(skb, sh->nr_frags, softrdma_roce_zeroes, 0, len, len);
 }
 
-/* The CRC of the LRH's ones, from the seed ~0: crc32_le(~0U, ones, 8). */
-#define SOFTRDMA_ICRC_LRH	0xdebb20e3U
-
-/*
- * ICRC (IBTA Annex A17.3.3): CRC32 over the packet from the IP header on,
- * with the fields routers may change masked to ones, the LRH it replaces
- * counting as 8 bytes of ones. These give the CRC (not yet inverted) up
- * to the end of the BTH: @ph holds the IP and UDP headers and the BTH,
- * already masked.
- */
-static u32 softrdma_icrc_start(const u8 *ph, unsigned int phlen)
-{
-	return softrdma_crc32(SOFTRDMA_ICRC_LRH, ph, phlen);
-}
-
-/* Copy UDP header and BTH behind the IP header; mask UDP checksum, resv8a. */
-static void softrdma_icrc_mask_udp_bth(u8 *p, const struct udphdr *udph,
-				       const u8 *bth)
-{
-	struct udphdr *udp = (struct udphdr *)p;
-	u8 *b = p + sizeof(*udp);
-
-	memcpy(udp, udph, sizeof(*udp));
-	memcpy(b, bth, SOFTRDMA_BTH_LEN);
-	udp->check = htons(0xffff);
-	b[4] = 0xff;
-}
-
-/* Over IPv4: TOS, TTL and header checksum masked. */
-static u32 softrdma_icrc4_start(const struct iphdr *iph,
-				const struct udphdr *udph, const u8 *bth)
-{
-	u8 ph[sizeof(struct iphdr) + sizeof(struct udphdr) + SOFTRDMA_BTH_LEN];
-	struct iphdr *ip = (struct iphdr *)ph;
-
-	memcpy(ip, iph, sizeof(*ip));
-	ip->tos = 0xff;
-	ip->ttl = 0xff;
-	ip->check = htons(0xffff);
-	softrdma_icrc_mask_udp_bth(ph + sizeof(*ip), udph, bth);
-	return softrdma_icrc_start(ph, sizeof(ph));
-}
-
-/* Over IPv6: traffic class, flow label and hop limit masked (not the
- * version nibble).
- */
-static u32 softrdma_icrc6_start(const struct ipv6hdr *ip6h,
-				const struct udphdr *udph, const u8 *bth)
-{
-	u8 ph[sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
-	      SOFTRDMA_BTH_LEN];
-	struct ipv6hdr *ip6 = (struct ipv6hdr *)ph;
-
-	memcpy(ip6, ip6h, sizeof(*ip6));
-	ph[0] |= 0x0f;
-	ph[1] = 0xff;
-	ph[2] = 0xff;
-	ph[3] = 0xff;
-	ip6->hop_limit = 0xff;
-	softrdma_icrc_mask_udp_bth(ph + sizeof(*ip6), udph, bth);
-	return softrdma_icrc_start(ph, sizeof(ph));
-}
-
-/* The ICRC of a packet over IPv4; @bth is @len bytes up to the ICRC. */
-u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
-		  const u8 *bth, unsigned int len)
-{
-	return ~softrdma_crc32(softrdma_icrc4_start(iph, udph, bth),
-			       bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
-}
-EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc);
-
-/* The ICRC of a packet over IPv6. */
-u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
-		   const u8 *bth, unsigned int len)
-{
-	return ~softrdma_crc32(softrdma_icrc6_start(ip6h, udph, bth),
-			       bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
-}
-EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc6);
-
 static struct sk_buff *softrdma_roce_alloc(struct softrdma_qp *qp,
 					   unsigned int len, gfp_t gfp)
 {
@@ -615,53 +532,6 @@ static void softrdma_roce_gso_set(struct sk_buff *skb)
 	skb->csum_offset = offsetof(struct udphdr, check);
 }
 
-/*
- * The ICRC of every packet of a train: over the headers the packet will
- * have once cut from it (inet_gso_segment(): its own lengths, and over
- * IPv4 an IP ID one more than the packet's before it), written at its
- * end. @iph or @ip6h is the train's IP header, @tlen the bytes after the
- * UDP header, without the last ICRC.
- */
-static void softrdma_roce_train_icrc(struct sk_buff *skb,
-				     const struct iphdr *iph,
-				     const struct ipv6hdr *ip6h,
-				     const struct udphdr *udph, u32 tlen)
-{
-	u32 seg = SOFTRDMA_ROCE_CB(skb)->seg, n = SOFTRDMA_ROCE_CB(skb)->npkts;
-	u8 *bth = softrdma_roce_train_data(skb);
-	struct udphdr udp = *udph;
-	__le32 icrc;
-	struct ipv6hdr ip6;
-	struct iphdr ip;
-	u32 i, len, crc;
-
-	if (iph)
-		ip = *iph;
-	else
-		ip6 = *ip6h;
-	for (i = 0; i < n; i++, bth += seg) {
-		/* From BTH to ICRC. */
-		len = i + 1 < n ? seg : tlen + SOFTRDMA_ICRC_LEN - i * seg;
-		udp.len = htons(sizeof(udp) + len);
-		if (iph) {
-			ip.id = htons(ntohs(iph->id) + i);
-			ip.tot_len = htons(sizeof(ip) + sizeof(udp) + len);
-			crc = softrdma_icrc(&ip, &udp, bth,
-					    len - SOFTRDMA_ICRC_LEN);
-		} else {
-			ip6.payload_len = udp.len;
-			crc = softrdma_icrc6(&ip6, &udp, bth,
-					     len - SOFTRDMA_ICRC_LEN);
-		}
-		icrc = cpu_to_le32(crc);
-		memcpy(bth + len - SOFTRDMA_ICRC_LEN, &icrc, sizeof(icrc));
-	}
-	/* The last ICRC, in the room left for it. */
-	skb_frag_size_add(&skb_shinfo(skb)->frags[0], sizeof(icrc));
-	skb->len += sizeof(icrc);
-	skb->data_len += sizeof(icrc);
-}
-
 /* Count the packets @skb carries to a wire (a train's in one skb). */
 static void softrdma_roce_count_tx(struct softrdma_qp *qp, struct sk_buff *skb)
 {
@@ -833,86 +703,3 @@ int softrdma_roce_xmit_to(struct softrdma_qp *qp, struct sk_buff *skb,
 	return softrdma_roce_xmit4(qp, skb, qn, NULL);
 }
 
-/*
- * Go on with *@crc over @len bytes of @skb from byte @off on and read the
- * ICRC that follows them into *@got, a piece of memory at a time: the
- * linear part, then each fragment (no highmem: a fragment's pages are
- * one run of the direct map). Return: false if @skb has a frag list or
- * ends before (skb_seq_read() then).
- */
-static bool softrdma_roce_icrc_walk(const struct sk_buff *skb, u32 off,
-				    u32 len, u32 *crc, __le32 *got)
-{
-	const struct skb_shared_info *sh = skb_shinfo(skb);
-	u32 dend = off + len, end = dend + SOFTRDMA_ICRC_LEN;
-	u32 pos = 0, i = 0, blen = skb_headlen(skb), a, b;
-	const u8 *base = skb->data;
-	u8 tail[SOFTRDMA_ICRC_LEN];
-
-	if (IS_ENABLED(CONFIG_HIGHMEM) || skb_has_frag_list(skb))
-		return false;
-	for (;;) {
-		a = max(off, pos);
-		b = min(dend, pos + blen);
-		if (a < b)
-			*crc = softrdma_crc32(*crc, base + a - pos, b - a);
-		a = max(dend, pos);
-		b = min(end, pos + blen);
-		if (a < b)
-			memcpy(tail + a - dend, base + a - pos, b - a);
-		pos += blen;
-		if (pos >= end)
-			break;
-		if (i == sh->nr_frags)
-			return false;
-		base = skb_frag_address(&sh->frags[i]);
-		blen = skb_frag_size(&sh->frags[i]);
-		i++;
-	}
-	memcpy(got, tail, sizeof(*got));
-	return true;
-}
-
-/*
- * Check a received packet's ICRC. @skb->data is the BTH, in the linear
- * part; what follows may be in pieces (a peer's train, cut by our
- * socket: softrdma_rx_dispatch()).
- */
-bool softrdma_roce_icrc_ok(struct sk_buff *skb)
-{
-	unsigned int tlen = skb->len - SOFTRDMA_ICRC_LEN, done = 0, n;
-	unsigned int len = tlen - SOFTRDMA_BTH_LEN;
-	struct skb_seq_state st;
-	const u8 *data;
-	__le32 got;
-	u32 crc, start;
-
-	if (skb->protocol == htons(ETH_P_IP))
-		start = softrdma_icrc4_start(ip_hdr(skb), udp_hdr(skb),
-					     skb->data);
-	else if (skb->protocol == htons(ETH_P_IPV6))
-		start = softrdma_icrc6_start(ipv6_hdr(skb), udp_hdr(skb),
-					     skb->data);
-	else
-		return false;
-	crc = start;
-	if (softrdma_roce_icrc_walk(skb, SOFTRDMA_BTH_LEN, len, &crc, &got))
-		goto check;
-	/* A block may go on past @tlen: the CRC stops there. */
-	crc = start;
-	skb_prepare_seq_read(skb, SOFTRDMA_BTH_LEN, tlen, &st);
-	while (done < len && (n = skb_seq_read(done, &data, &st)) != 0) {
-		n = min(n, len - done);
-		crc = softrdma_crc32(crc, data, n);
-		done += n;
-	}
-	skb_abort_seq_read(&st);
-	if (skb_copy_bits(skb, tlen, &got, sizeof(got)))
-		goto bad;
-check:
-	if (le32_to_cpu(got) == ~crc)
-		return true;
-bad:
-	softrdma_roce_count_drop(skb, SOFTRDMA_CNT_RX_ICRC_ERR);
-	return false;
-}
