@@ -536,6 +536,25 @@ int softrdma_iw_send_rtr(struct softrdma_qp *qp, struct socket *sock,
 void softrdma_iw_tx_work(struct work_struct *work);
 void softrdma_iw_tx_soon(struct softrdma_qp *qp);
 
+/* rdmap.c: the RDMAP messages that arrive */
+void softrdma_iw_tagged_error(struct softrdma_qp *qp, int err);
+void softrdma_iw_rx_write(struct softrdma_qp *qp, u32 stag, u64 to, u8 *p,
+			  u32 n);
+void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to, bool last,
+			  u8 *p, u32 n);
+void softrdma_iw_rx_send_fail(struct softrdma_qp *qp, int err);
+void softrdma_iw_rx_send_end(struct softrdma_qp *qp, u8 op, bool last,
+			     u32 inv_stag, u32 end);
+void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last, u32 inv_stag,
+			 u32 msn, u32 mo, u8 *p, u32 n);
+void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
+			 u8 *p, u32 n);
+void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
+			 u8 *p, u32 n);
+void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
+			  u8 *p, u32 n);
+void softrdma_iw_rx_term(struct softrdma_qp *qp, u8 *p, u32 n);
+
 /* rx.c */
 void softrdma_iw_data_ready(struct softrdma_qp *qp, struct sock *sk);
 void softrdma_iw_rx_kick(struct softrdma_qp *qp);
