@@ -13,10 +13,10 @@
 #   5. packages (skipped by --quick and by NAME|GLOB): tools/lab package
 #      --test, the Debian packages installed with DKMS into a copy of the
 #      guest root, used in a guest, purged (tests/package/test.sh)
-# The stock layer's guest, the longest, runs beside the others: a TCG
-# guest keeps about one of the host's two cores busy, so layers 1 and 2b
-# to 5 take turns on the other. Its console goes to build/test-results/
-# stock.console and is printed when it ends.
+# The stock layer's guest, the longest, runs beside layers 1, 2b, 4 and 5:
+# a TCG guest keeps about one of the host's two cores busy, and they take
+# turns on the other. Its console goes to build/test-results/stock.console
+# and is printed when it ends. The debug layer runs last, alone.
 # NAME|GLOB...: only the guest tests they select (a name, a glob, or
 # AREA/NAME), in each layer that has them. tools/lab test --list lists the
 # guest tests: name, area, layers, time limit.
@@ -212,8 +212,6 @@ say "layer 2b: the provider for rdma-core 65 in the sid root, stock kernel"
 guest_layer sid stock --root "$SID_ROOT"
 
 if [ $quick = 0 ]; then
-	say "layer 3: KUnit and the debug subset on the debug kernel"
-	guest_layer debug debug
 	say "layer 4: a subset on trixie-backports' 7.3 kernel"
 	guest_named k73 7.3 "${K73_TESTS[@]}"
 fi
@@ -235,6 +233,13 @@ if [ $quick = 0 ] && [ ${#pats[@]} -eq 0 ]; then
 fi
 
 beside_wait
+
+# Alone: a debug kernel (KASAN, lockdep) in a guest whose vCPUs share the
+# cores with another guest's spins on locks whose holder is not running.
+if [ $quick = 0 ]; then
+	say "layer 3: KUnit and the debug subset on the debug kernel"
+	guest_layer debug debug
+fi
 
 if [ ${#failed_names[@]} -gt 0 ]; then
 	echo "failed:"
