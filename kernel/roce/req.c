@@ -845,17 +845,19 @@ again:
 				n = 0;
 				continue;
 			}
-			if (err == -ENOMEM) {
+			if (err == -ENOMEM || err == -EBUSY) {
 				/*
-				 * Not sent (counted in tx_errors): the timer
-				 * tries again at the next tick, rather than a
-				 * retransmission timeout later.
+				 * Not sent (counted in tx_errors), or an ODP
+				 * MR's pages are being faulted in (odp.c):
+				 * the timer tries again at the next tick,
+				 * rather than a retransmission timeout later.
 				 */
 				rqp->req.tx_nomem = true;
 				goto window_full;
 			}
 			if (err == -ENOENT || err == -EACCES ||
-			    err == -ERANGE || err == -EINVAL) {
+			    err == -ERANGE || err == -EINVAL ||
+			    err == -EFAULT) {
 				softrdma_sq_complete(qp, idx,
 						     IB_WC_LOC_PROT_ERR);
 				qp->req.comp_idx = idx + 1;
