@@ -26,6 +26,7 @@
  * ibv_advise_mr's prefetch faults in the process's context, at once.
  */
 #include <linux/sched/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -35,6 +36,13 @@
 
 #if SOFTRDMA_ODP
 
+/*
+ * A fault brings in up to this much past the access that asked for it
+ * (within the MR): a message's later packets then find their pages, not
+ * one RNR NAK or one requester tick per page.
+ */
+#define SOFTRDMA_ODP_AHEAD	SZ_256K
+
 /* The ODP state of an MR. */
 struct softrdma_odp {
 	struct ib_umem_odp *umem;
@@ -43,10 +51,14 @@ struct softrdma_odp {
 	u32 users;			/* accesses holding pages */
 	u32 blocked;			/* invalidations waiting for users */
 	wait_queue_head_t wait;		/* invalidations wait here */
-	/* The range the worker is to fault in ([start, end) user VAs). */
+	/*
+	 * The range the worker is to fault in ([start, end) user VAs), what
+	 * the accesses asked for ending at need_end, the rest ahead of them.
+	 */
 	struct work_struct fault_work;
 	bool fault_queued;
 	u64 fault_start;
+	u64 fault_need_end;
 	u64 fault_end;
 	/* The range whose fault failed, until an access is told so. */
 	u64 bad_start;
@@ -103,16 +115,22 @@ static void softrdma_odp_fault_work(struct work_struct *work)
 {
 	struct softrdma_odp *odp = container_of(work, struct softrdma_odp,
 						fault_work);
-	u64 start, end;
+	u64 start, end, need_end;
 	int ret;
 
 	spin_lock_irq(&odp->lock);
 	start = odp->fault_start;
 	end = odp->fault_end;
+	need_end = odp->fault_need_end;
 	odp->fault_queued = false;
 	spin_unlock_irq(&odp->lock);
 
 	ret = softrdma_odp_map(odp, start, end, true);
+	/* What lies ahead may not be mapped: what was asked for may be. */
+	if (ret && need_end < end) {
+		end = need_end;
+		ret = softrdma_odp_map(odp, start, end, true);
+	}
 	spin_lock_irq(&odp->lock);
 	if (ret) {
 		odp->bad_start = start;
@@ -145,6 +163,7 @@ int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
 	bool write = access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			       IB_ACCESS_REMOTE_ATOMIC);
 	u64 start = softrdma_odp_va(mr, iova), end = start + len;
+	u64 mr_end = mr->umem->address + mr->length, ahead;
 	unsigned long flags;
 	int ret = 0;
 
@@ -161,12 +180,15 @@ int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
 		goto out;
 	}
 	ret = -EBUSY;
+	ahead = max(end, min(mr_end, start + SOFTRDMA_ODP_AHEAD));
 	if (odp->fault_queued) {
 		odp->fault_start = min(odp->fault_start, start);
-		odp->fault_end = max(odp->fault_end, end);
+		odp->fault_need_end = max(odp->fault_need_end, end);
+		odp->fault_end = max(odp->fault_end, ahead);
 	} else {
 		odp->fault_start = start;
-		odp->fault_end = end;
+		odp->fault_need_end = end;
+		odp->fault_end = ahead;
 		odp->fault_queued = true;
 		queue_work(system_unbound_wq, &odp->fault_work);
 	}

@@ -594,6 +594,13 @@ void softrdma_req_timeout(struct timer_list *t)
 	if (rqp->req.tx_nomem) {
 		/* Not a retry: send what found no memory, then go on. */
 		softrdma_req_run(qp);
+		/*
+		 * An RNR NAK that came meanwhile stopped the timer for its
+		 * delay (softrdma_req_arm_timer() leaves it): serve it at
+		 * the next tick, or nothing ever does.
+		 */
+		if (rqp->req.rnr_wait && !timer_pending(&rqp->req.timer))
+			mod_timer(&rqp->req.timer, jiffies + 1);
 		goto out;
 	}
 	if (rqp->req.rnr_wait) {
