@@ -267,11 +267,15 @@ static const struct mmu_interval_notifier_ops softrdma_odp_ops = {
 	.invalidate = softrdma_odp_invalidate,
 };
 
-/* Rights an ODP MR may have: no window binds (mw.c holds pages its way). */
+/*
+ * Rights an ODP MR may have: no window binds (mw.c holds pages its way).
+ * IB_ACCESS_HUGETLB (the range is in huge pages) is taken and not passed
+ * on: the umem keeps PAGE_SIZE pages, each a piece of its huge page.
+ */
 #define SOFTRDMA_ODP_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			     IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 			     IB_ACCESS_RELAXED_ORDERING | IB_ACCESS_ON_DEMAND | \
-			     IB_ACCESS_FLUSH_GLOBAL)
+			     IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_HUGETLB)
 
 /**
  * softrdma_odp_reg - register an ODP MR (reg_user_mr with ON_DEMAND)
@@ -317,7 +321,8 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->length = length;
 	mr->access = access;
 
-	odp->umem = ib_umem_odp_get(ibpd->device, start, length, access,
+	odp->umem = ib_umem_odp_get(ibpd->device, start, length,
+				    access & ~IB_ACCESS_HUGETLB,
 				    &softrdma_odp_ops);
 	if (IS_ERR(odp->umem)) {
 		ret = PTR_ERR(odp->umem);

@@ -177,6 +177,7 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 	   const std::string &how, unsigned seed)
 {
 	ibv_wc wc{};
+	bool posted = false;
 	ibv_sge sge{};
 	ibv_recv_wr rwr{};
 	ibv_recv_wr *rbad = nullptr;
@@ -199,7 +200,8 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 	wr.opcode = IBV_WR_SEND;
 	wr.sg_list = &ssge;
 	wr.num_sge = 1;
-	check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS,
+	posted = post_one(a, wr, wc) == 0;
+	check(posted && wc.status == IBV_WC_SUCCESS,
 	      how + ": SEND completes (" + ibv_wc_status_str(wc.status) + ")");
 	check(wait_wc(b.cq, wc) && wc.status == IBV_WC_SUCCESS && wc.byte_len == kLen &&
 		      wc.opcode == IBV_WC_RECV,
@@ -214,7 +216,8 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 		oa.invalidate(), ob.invalidate();
 	ssge = {oa.addr(kOff), static_cast<std::uint32_t>(kLen), oa.mr->lkey};
 	wr = rdma_wr(IBV_WR_RDMA_WRITE, ssge, ob.addr(kOff), ob.mr->rkey);
-	check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS,
+	posted = post_one(a, wr, wc) == 0;
+	check(posted && wc.status == IBV_WC_SUCCESS,
 	      how + ": WRITE completes (" + ibv_wc_status_str(wc.status) + ")");
 	check(same(ob.p + kOff, kLen, seed + 1), how + ": WRITE bytes exact");
 	check(ob.p[kOff - 1] == 0 && ob.p[kOff + kLen] == 0, how + ": WRITE stays in range");
@@ -227,7 +230,8 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 		oa.invalidate(), ob.invalidate();
 	ssge = {oa.addr(kOff), static_cast<std::uint32_t>(kLen), oa.mr->lkey};
 	wr = rdma_wr(IBV_WR_RDMA_READ, ssge, ob.addr(kOff), ob.mr->rkey);
-	check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS,
+	posted = post_one(a, wr, wc) == 0;
+	check(posted && wc.status == IBV_WC_SUCCESS,
 	      how + ": READ completes (" + ibv_wc_status_str(wc.status) + ")");
 	check(same(oa.p + kOff, kLen, seed + 2), how + ": READ bytes exact");
 
@@ -247,7 +251,8 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 	wr.wr.atomic.remote_addr = ob.addr(at);
 	wr.wr.atomic.rkey = ob.mr->rkey;
 	wr.wr.atomic.compare_add = 5;
-	check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS,
+	posted = post_one(a, wr, wc) == 0;
+	check(posted && wc.status == IBV_WC_SUCCESS,
 	      how + ": fetch-and-add completes (" + ibv_wc_status_str(wc.status) + ")");
 	std::memcpy(&got, oa.p + kPage, sizeof(got));
 	check(got == v, how + ": fetch-and-add returns the old value");
@@ -258,7 +263,8 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
 	wr.wr.atomic.compare_add = v + 5;
 	wr.wr.atomic.swap = 42;
-	check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS,
+	posted = post_one(a, wr, wc) == 0;
+	check(posted && wc.status == IBV_WC_SUCCESS,
 	      how + ": compare-and-swap completes");
 	std::memcpy(&got, ob.p + at, sizeof(got));
 	check(got == 42, how + ": compare-and-swap swaps");
@@ -270,6 +276,7 @@ void forked(vmtest::RcSide &a, OdpBuf &oa, OdpBuf &ob)
 {
 	int to_child[2], to_parent[2];
 	ibv_wc wc{};
+	bool posted = false;
 
 	std::memset(ob.p, 0x11, kPage);
 	if (pipe(to_child) || pipe(to_parent)) {
@@ -290,7 +297,8 @@ void forked(vmtest::RcSide &a, OdpBuf &oa, OdpBuf &ob)
 	fill(oa.p, 512, 9);
 	ibv_sge sge{oa.addr(0), 512, oa.mr->lkey};
 	ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_WRITE, sge, ob.addr(64), ob.mr->rkey);
-	check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS,
+	posted = post_one(a, wr, wc) == 0;
+	check(posted && wc.status == IBV_WC_SUCCESS,
 	      "fork: WRITE completes");
 	check(same(ob.p + 64, 512, 9) && ob.p[0] == 0x22,
 	      "fork: WRITE lands in the parent's page");
@@ -311,6 +319,7 @@ void advise(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob)
 {
 	ibv_sge sge{oa.addr(kOff), static_cast<std::uint32_t>(kLen), oa.mr->lkey};
 	ibv_wc wc{};
+	bool posted = false;
 
 	oa.drop();
 	check(ibv_advise_mr(a.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
@@ -326,7 +335,8 @@ void advise(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob)
 	check(ibv_advise_mr(b.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0, &dst, 1) == 0,
 	      "advise_mr PREFETCH_WRITE on B");
 	ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_WRITE, sge, ob.addr(kOff), ob.mr->rkey);
-	check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS &&
+	posted = post_one(a, wr, wc) == 0;
+	check(posted && wc.status == IBV_WC_SUCCESS &&
 		      same(ob.p + kOff, kLen, 77),
 	      "WRITE after prefetch: bytes exact");
 	ibv_sge bad = sge;
@@ -343,6 +353,7 @@ void unmapped(const char **argv)
 {
 	vmtest::RcSide a, b;
 	ibv_wc wc{};
+	bool posted = false;
 
 	if (!a.setup(argv[1], argv[2], 4096, IBV_ACCESS_LOCAL_WRITE) ||
 	    !b.setup(argv[3], argv[4], 4096, IBV_ACCESS_LOCAL_WRITE) || !connect(a, b)) {
@@ -358,7 +369,8 @@ void unmapped(const char **argv)
 	munmap(ob.p + 4 * kPage, 4 * kPage);
 	ibv_sge sge{oa.addr(0), static_cast<std::uint32_t>(kPage), oa.mr->lkey};
 	ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_WRITE, sge, ob.addr(5 * kPage), ob.mr->rkey);
-	check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_REM_ACCESS_ERR,
+	posted = post_one(a, wr, wc) == 0;
+	check(posted && wc.status == IBV_WC_REM_ACCESS_ERR,
 	      std::string("munmap: WRITE into B's unmapped range: ") +
 		      ibv_wc_status_str(wc.status));
 
@@ -386,7 +398,8 @@ void unmapped(const char **argv)
 	wr.opcode = IBV_WR_SEND;
 	wr.sg_list = &ssge;
 	wr.num_sge = 1;
-	check(post_one(c, wr, wc) == 0 && wc.status == IBV_WC_LOC_PROT_ERR,
+	posted = post_one(c, wr, wc) == 0;
+	check(posted && wc.status == IBV_WC_LOC_PROT_ERR,
 	      std::string("munmap: SEND from C's unmapped range: ") +
 		      ibv_wc_status_str(wc.status));
 }
@@ -397,6 +410,7 @@ void unmap_in_flight(const char **argv)
 	constexpr std::size_t kBig = 4 << 20;
 	vmtest::RcSide a, b;
 	ibv_wc wc{};
+	bool posted = false;
 	ibv_send_wr *bad = nullptr;
 
 	if (!a.setup(argv[1], argv[2], 4096, IBV_ACCESS_LOCAL_WRITE) ||
@@ -415,8 +429,8 @@ void unmap_in_flight(const char **argv)
 	wr.send_flags = IBV_SEND_SIGNALED;
 	check(ibv_post_send(a.qp, &wr, &bad) == 0, "in flight: 4 MiB WRITE posted");
 	munmap(ob.p + kBig / 2, kBig / 2);
-	check(wait_wc(a.cq, wc) &&
-		      (wc.status == IBV_WC_SUCCESS || wc.status == IBV_WC_REM_ACCESS_ERR),
+	posted = wait_wc(a.cq, wc);
+	check(posted && (wc.status == IBV_WC_SUCCESS || wc.status == IBV_WC_REM_ACCESS_ERR),
 	      std::string("in flight: B unmapped half: ") + ibv_wc_status_str(wc.status));
 	// What landed before the unmap is what was sent.
 	check(same(ob.p, kBig / 2, 5), "in flight: the half still mapped is exact");
