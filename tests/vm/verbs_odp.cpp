@@ -153,6 +153,51 @@ bool connect(vmtest::RcSide &a, vmtest::RcSide &b)
 	return a.connect(b, 100, 200, kQpAccess) && b.connect(a, 200, 100, kQpAccess);
 }
 
+// As connect(), A's retry timeout 4.096 us * 2^18 (about 1 s), not 2^14:
+// on the debug kernel (KASAN, lockdep) a 4 MiB transfer faulting its
+// pages in on both sides outlasted seven retries of 67 ms.
+bool connect_slow(vmtest::RcSide &a, vmtest::RcSide &b)
+{
+	constexpr int kQpAccess = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+				  IBV_ACCESS_REMOTE_ATOMIC;
+	ibv_qp_attr qa{};
+
+	if (!b.connect(a, 200, 100, kQpAccess))
+		return false;
+	qa.qp_state = IBV_QPS_INIT;
+	qa.port_num = 1;
+	qa.qp_access_flags = kQpAccess;
+	if (ibv_modify_qp(a.qp, &qa,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return false;
+	qa = {};
+	qa.qp_state = IBV_QPS_RTR;
+	qa.path_mtu = IBV_MTU_1024;
+	qa.dest_qp_num = b.qp->qp_num;
+	qa.rq_psn = 200;
+	qa.max_dest_rd_atomic = 4;
+	qa.min_rnr_timer = 1;
+	qa.ah_attr.is_global = 1;
+	qa.ah_attr.port_num = 1;
+	qa.ah_attr.grh.dgid = b.gid;
+	qa.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(a.gid_index);
+	qa.ah_attr.grh.hop_limit = 64;
+	if (ibv_modify_qp(a.qp, &qa,
+			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return false;
+	qa = {};
+	qa.qp_state = IBV_QPS_RTS;
+	qa.sq_psn = 100;
+	qa.timeout = 18;
+	qa.retry_cnt = 7;
+	qa.rnr_retry = 7;
+	qa.max_rd_atomic = 4;
+	return ibv_modify_qp(a.qp, &qa,
+			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) == 0;
+}
+
 void caps(ibv_context *ctx)
 {
 	ibv_device_attr_ex attr{};
@@ -414,7 +459,7 @@ void unmap_in_flight(const char **argv)
 	ibv_send_wr *bad = nullptr;
 
 	if (!a.setup(argv[1], argv[2], 4096, IBV_ACCESS_LOCAL_WRITE) ||
-	    !b.setup(argv[3], argv[4], 4096, IBV_ACCESS_LOCAL_WRITE) || !connect(a, b)) {
+	    !b.setup(argv[3], argv[4], 4096, IBV_ACCESS_LOCAL_WRITE) || !connect_slow(a, b)) {
 		check(false, "in flight: pair set up");
 		return;
 	}
