@@ -241,13 +241,22 @@ static bool softrdma_odp_invalidate(struct mmu_interval_notifier *mni,
 {
 	struct ib_umem_odp *umem = container_of(mni, struct ib_umem_odp,
 						notifier);
-	struct softrdma_odp *odp = umem->private;
+	struct softrdma_odp *odp;
 	u64 start, end;
 
 	if (!mmu_notifier_range_blockable(range))
 		return false;
 	mutex_lock(&umem->umem_mutex);
 	mmu_interval_set_seq(mni, cur_seq);
+	/*
+	 * The notifier runs from ib_umem_odp_get() on, before the MR is
+	 * ours (softrdma_odp_reg()): nothing is mapped yet, nothing to do.
+	 */
+	odp = umem->private;
+	if (!odp) {
+		mutex_unlock(&umem->umem_mutex);
+		return true;
+	}
 	spin_lock_irq(&odp->lock);
 	odp->blocked++;
 	spin_unlock_irq(&odp->lock);
@@ -328,8 +337,13 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 		ret = PTR_ERR(odp->umem);
 		goto err_odp;
 	}
-	/* No invalidation finds the MR before this: nothing is mapped. */
+	/*
+	 * An invalidation may run from here on: under umem_mutex, it finds
+	 * either no private (and nothing mapped) or the whole state.
+	 */
+	mutex_lock(&odp->umem->umem_mutex);
 	odp->umem->private = odp;
+	mutex_unlock(&odp->umem->umem_mutex);
 	mr->umem = &odp->umem->umem;
 	mr->page_offset = ib_umem_offset(mr->umem);
 	ret = softrdma_mr_keys(sdev, mr);
