@@ -946,6 +946,8 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.reg_mr = sr_reg_mr,
 	.rereg_mr = sr_rereg_mr,
 	.dereg_mr = sr_dereg_mr,
+	/* ODP prefetch: the kernel faults the ranges in (softroce). */
+	.advise_mr = ibv_cmd_advise_mr,
 	.alloc_mw = sr_alloc_mw,
 	.dealloc_mw = sr_dealloc_mw,
 	.bind_mw = sr_bind_mw,

@@ -17,6 +17,7 @@
 #include <linux/timer.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -112,6 +113,43 @@ static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
 {
 	return ib_umem_get(device, addr, size, access);
 }
+#endif
+
+/*
+ * On-demand paging (odp.c). Where ib_umem_odp keeps the pages it mapped in
+ * its pfn_list and a dma_list whose low bits say read and write (6.1 to
+ * 6.15), softrdma pages on demand: SOFTRDMA_ODP is 1. From 6.16 on they
+ * are in an hmm_dma_map, whose use by a device without DMA has not been
+ * tried in the lab: no ODP there (ON_DEMAND is -EOPNOTSUPP), nor without
+ * CONFIG_INFINIBAND_ON_DEMAND_PAGING.
+ */
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) && \
+	!defined(SOFTRDMA_HAVE_HMM_DMA_MAP)
+#define SOFTRDMA_ODP	1
+#include <linux/hmm.h>
+
+/* The access mask ib_umem_odp_map_dma_and_lock() takes. */
+static inline u64 compat_odp_access(bool write)
+{
+	return ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
+}
+
+/*
+ * The page of index @idx (PAGE_SIZE pages) of @umem if it is mapped (and
+ * writable, with @write), else NULL. The caller keeps invalidation out.
+ */
+static inline struct page *compat_odp_page(struct ib_umem_odp *umem,
+					   size_t idx, bool write)
+{
+	dma_addr_t dma = READ_ONCE(umem->dma_list[idx]);
+
+	if (!(dma & ODP_READ_ALLOWED_BIT) ||
+	    (write && !(dma & ODP_WRITE_ALLOWED_BIT)))
+		return NULL;
+	return hmm_pfn_to_page(READ_ONCE(umem->pfn_list[idx]));
+}
+#else
+#define SOFTRDMA_ODP	0
 #endif
 
 /*

@@ -25,6 +25,10 @@ ccflags-y += $(call softrdma_probe,UDP_TUNNEL_SK,net/udp_tunnel.h,\
 	udp_tunnel_sock_release.struct sock [*])
 ccflags-y += $(call softrdma_probe,IB_UMEM_GET_VA,rdma/ib_umem.h,\
 	\<ib_umem_get_va\>)
+# ODP umems keep their pages in an hmm_dma_map (6.16 on); before, in a
+# pfn_list and a dma_list whose low bits say read and write.
+ccflags-y += $(call softrdma_probe,HMM_DMA_MAP,rdma/ib_umem_odp.h,\
+	struct hmm_dma_map map;)
 ccflags-y += $(call softrdma_probe,IB_DMAH,rdma/ib_verbs.h,struct ib_dmah \{)
 ccflags-y += $(call softrdma_probe,IB_FLUSH,rdma/ib_verbs.h,\<IB_WR_FLUSH\>)
 ccflags-y += $(call softrdma_probe,SPLICE_PAGES,linux/gfp.h \

@@ -92,6 +92,7 @@ static int softrdma_query_device(struct ib_device *ibdev,
 	attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 				  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_mw = SOFTRDMA_MAX_MW;
+	softrdma_odp_caps(sdev, attr);
 	if (sdev->transport->query_device)
 		sdev->transport->query_device(sdev, attr);
 	return 0;

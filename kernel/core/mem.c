@@ -2,7 +2,8 @@
 /*
  * Memory regions as the transports use them: key lookup with every check
  * the verbs ask for (key, PD, access, bounds to the byte) and copies to and
- * from the pinned pages of a user MR, or the kernel memory of a DMA MR or a
+ * from the pinned pages of a user MR, the pages of an ODP MR present while
+ * the access holds them (odp.c), or the kernel memory of a DMA MR or a
  * fast-registration MR (softrdma has no DMA device: kernel consumers' DMA
  * addresses are kernel virtual addresses), from any context.
  */
@@ -103,6 +104,11 @@ static struct page *softrdma_mr_page(struct softrdma_mr *mr, u64 iova,
 		break;
 	case SOFTRDMA_MR_FRMR:
 		return softrdma_frmr_page(mr, iova, off, room);
+	case SOFTRDMA_MR_ODP:
+		pos = iova - mr->iova + mr->page_offset;
+		*off = offset_in_page(pos);
+		page = softrdma_odp_page(mr, pos >> PAGE_SHIFT);
+		break;
 	default:
 		pos = iova - mr->iova + mr->page_offset;
 		*off = offset_in_page(pos);
@@ -120,14 +126,23 @@ void softrdma_mr_quiesce(struct softrdma_mr *mr)
 		wait_for_completion(&mr->released);
 }
 
-void softrdma_mr_put(struct softrdma_mr *mr)
+/* Drop a reference softrdma_mr_lookup() (or a window's bind) took. */
+void softrdma_mr_unref(struct softrdma_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->refs))
 		complete(&mr->released);
 }
 
+/* The end of an access softrdma_mr_get() allowed. */
+void softrdma_mr_put(struct softrdma_mr *mr)
+{
+	if (mr->type == SOFTRDMA_MR_ODP)
+		softrdma_odp_release(mr);
+	softrdma_mr_unref(mr);
+}
+
 /**
- * softrdma_mr_get - find the MR a key names and check an access to it
+ * softrdma_mr_lookup - find the MR a key names and check an access to it
  * @sdev: the device
  * @pd: the PD the access is made on behalf of
  * @key: lkey or rkey
@@ -137,11 +152,13 @@ void softrdma_mr_put(struct softrdma_mr *mr)
  * @err: set to why, when NULL is returned: -ENOENT (no such key or wrong
  *	 PD), -EACCES (access not granted), -ERANGE (out of bounds)
  *
- * Return: the MR with a reference held (softrdma_mr_put()), or NULL.
+ * The pages of an ODP MR are not looked at: softrdma_mr_get() does that.
+ *
+ * Return: the MR with a reference held (softrdma_mr_unref()), or NULL.
  */
-struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
-				    struct ib_pd *pd, u32 key, u64 iova,
-				    u64 len, int access, int *err)
+struct softrdma_mr *softrdma_mr_lookup(struct softrdma_dev *sdev,
+				       struct ib_pd *pd, u32 key, u64 iova,
+				       u64 len, int access, int *err)
 {
 	struct softrdma_mr *mr;
 
@@ -171,8 +188,43 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 	return mr;
 
 out_put:
-	softrdma_mr_put(mr);
+	softrdma_mr_unref(mr);
 	return NULL;
+}
+
+/**
+ * softrdma_mr_get - find the MR a key names and check an access to it
+ * @sdev: the device
+ * @pd: the PD the access is made on behalf of
+ * @key: lkey or rkey
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ * @access: IB_ACCESS_* flags the access needs (0 for a local read)
+ * @err: set to why, when NULL is returned: -ENOENT (no such key or wrong
+ *	 PD), -EACCES (access not granted), -ERANGE (out of bounds); for an
+ *	 ODP MR also -EBUSY (pages not present: they are being faulted in,
+ *	 try again later) or -EFAULT (faulting them in failed)
+ *
+ * An ODP MR's pages in the range stay present until softrdma_mr_put():
+ * an invalidation waits for the access to end.
+ *
+ * Return: the MR with a reference held (softrdma_mr_put()), or NULL.
+ */
+struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
+				    struct ib_pd *pd, u32 key, u64 iova,
+				    u64 len, int access, int *err)
+{
+	struct softrdma_mr *mr = softrdma_mr_lookup(sdev, pd, key, iova, len,
+						    access, err);
+
+	if (mr && mr->type == SOFTRDMA_MR_ODP) {
+		*err = softrdma_odp_hold(mr, iova, len, access);
+		if (*err) {
+			softrdma_mr_unref(mr);
+			return NULL;
+		}
+	}
+	return mr;
 }
 
 /**
@@ -270,6 +322,9 @@ u32 softrdma_mr_pages(struct softrdma_mr *mr, u64 iova, u32 len,
 {
 	u32 i = 0;
 
+	/* Held by the socket, they would outlive an invalidation. */
+	if (mr->type == SOFTRDMA_MR_ODP)
+		return 0;
 	while (len) {
 		size_t off, room;
 		struct page *page = softrdma_mr_page(mr, iova, &off, &room);

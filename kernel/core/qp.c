@@ -40,12 +40,14 @@
  * FLUSH requests of each placement type in (softroce); no MR can grant
  * FLUSH_PERSISTENT (softrdma has no persistent memory), and on softiwarp,
  * which has no FLUSH, they are accepted as rdma_rxe accepts them, so
- * programs that set them run.
+ * programs that set them run. IB_ACCESS_ON_DEMAND is an MR's, which
+ * programs (rdma-core's ODP tests) pass to QPs too: mlx5 and rdma_rxe
+ * ignore it there, and so does softrdma.
  */
 #define SOFTRDMA_QP_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 				 IB_ACCESS_FLUSH_GLOBAL | \
-				 IB_ACCESS_FLUSH_PERSISTENT)
+				 IB_ACCESS_FLUSH_PERSISTENT | IB_ACCESS_ON_DEMAND)
 
 int softrdma_qpns_init(struct softrdma_dev *sdev)
 {

@@ -269,7 +269,10 @@ enum softrdma_mr_type {
 	SOFTRDMA_MR_USER,		/* pinned user pages (umem) */
 	SOFTRDMA_MR_DMA,		/* all kernel memory: iova = kernel VA */
 	SOFTRDMA_MR_FRMR,		/* fast registration (frmr.c) */
+	SOFTRDMA_MR_ODP,		/* user pages, on demand (odp.c) */
 };
+
+struct softrdma_odp;
 
 /* A fast-registration MR's own state; see frmr.c. */
 struct softrdma_frmr {
@@ -287,6 +290,7 @@ struct softrdma_mr {
 	enum softrdma_mr_type type;
 	struct softrdma_frmr fr;
 	struct ib_umem *umem;
+	struct softrdma_odp *odp;	/* SOFTRDMA_MR_ODP: odp.c */
 	struct page **pages;		/* the pinned pages of umem */
 	size_t npages;
 	unsigned int page_offset;	/* of iova in pages[0] */
@@ -612,6 +616,10 @@ void softrdma_mr_quiesce(struct softrdma_mr *mr);
 struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 				    struct ib_pd *pd, u32 key, u64 iova,
 				    u64 len, int access, int *err);
+struct softrdma_mr *softrdma_mr_lookup(struct softrdma_dev *sdev,
+				       struct ib_pd *pd, u32 key, u64 iova,
+				       u64 len, int access, int *err);
+void softrdma_mr_unref(struct softrdma_mr *mr);
 void softrdma_mr_put(struct softrdma_mr *mr);
 void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
@@ -637,6 +645,19 @@ struct softrdma_mr *softrdma_rkey_get(struct softrdma_qp *qp, u32 key,
 				      u64 iova, u64 len, int access, int *err);
 int softrdma_key_invalidate(struct softrdma_qp *qp, u32 key, bool remote);
 void softrdma_keys_init(struct softrdma_dev *sdev);
+
+/* odp.c */
+struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 iova, int access);
+void softrdma_odp_dereg(struct softrdma_mr *mr);
+int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access);
+void softrdma_odp_release(struct softrdma_mr *mr);
+struct page *softrdma_odp_page(struct softrdma_mr *mr, size_t idx);
+void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr);
+int softrdma_advise_mr(struct ib_pd *ibpd,
+		       enum ib_uverbs_advise_mr_advice advice, u32 flags,
+		       struct ib_sge *sg_list, u32 num_sge,
+		       struct uverbs_attr_bundle *attrs);
 
 /* mw.c */
 int softrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);

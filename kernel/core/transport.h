@@ -34,6 +34,11 @@ struct softrdma_transport {
 	u32 qp_types;
 	/* IB_QP_CREATE_* flags its UD QPs take (none for other types). */
 	u32 ud_create_flags;
+	/*
+	 * Its RC and XRC paths wait for pages on demand (-EBUSY of
+	 * softrdma_mr_get(), odp.c): ODP MRs are registered on it.
+	 */
+	bool odp;
 
 	/* Module load and unload; in table order, unwound in reverse. */
 	int (*init)(void);

@@ -334,7 +334,11 @@ static struct ib_mr *softrdma_reg_user_mr(struct ib_pd *ibpd, u64 start,
 	int ret;
 
 	/* No DMA, so no DMA handle (TPH steering) to honour. */
-	if (dmah || access & ~SOFTRDMA_MR_ACCESS)
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return softrdma_odp_reg(ibpd, start, length, iova, access);
+	if (access & ~SOFTRDMA_MR_ACCESS)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!length || length > SOFTRDMA_MAX_MR_SIZE)
 		return ERR_PTR(-EINVAL);
@@ -417,6 +421,8 @@ static int softrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	softrdma_mr_drop_keys(to_sdev(ibmr->device), mr);
 	if (mr->type == SOFTRDMA_MR_FRMR)
 		softrdma_frmr_free(mr);
+	if (mr->type == SOFTRDMA_MR_ODP)
+		softrdma_odp_dereg(mr);
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 	/* Lookups under RCU may still read the struct. */
@@ -439,6 +445,7 @@ const struct ib_device_ops softrdma_common_ops = {
 	.reg_user_mr = COMPAT_OP_REG_USER_MR(softrdma_reg_user_mr),
 	.rereg_user_mr = softrdma_rereg_user_mr,
 	.dereg_mr = softrdma_dereg_mr,
+	.advise_mr = softrdma_advise_mr,
 	.create_qp = softrdma_create_qp,
 	.modify_qp = softrdma_modify_qp,
 	.destroy_qp = softrdma_destroy_qp,

@@ -76,6 +76,7 @@ static void softrdma_comp_atomic(struct softrdma_qp *qp, u32 psn, u8 *p,
 	struct softrdma_swqe *s;
 	u32 slot;
 	u64 orig;
+	int err;
 
 	if (len < SOFTRDMA_ATOMIC_ACK_ETH_LEN)
 		return;
@@ -88,9 +89,13 @@ static void softrdma_comp_atomic(struct softrdma_qp *qp, u32 psn, u8 *p,
 	if (!softrdma_wr_is_atomic(s->wqe.opcode) || s->first_psn != psn)
 		return;		/* stale or foreign: the timer asks again */
 	orig = be64_to_cpu(ack.orig);
-	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge, 1,
-			      0, &orig, sizeof(orig), true,
-			      IB_ACCESS_LOCAL_WRITE)) {
+	err = softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge, 1,
+				0, &orig, sizeof(orig), true,
+				IB_ACCESS_LOCAL_WRITE);
+	/* An ODP page being faulted in (odp.c): the timer asks again. */
+	if (err == -EBUSY)
+		return;
+	if (err) {
 		softrdma_sq_complete(qp, qp->req.comp_idx,
 				     IB_WC_LOC_PROT_ERR);
 		qp->req.comp_idx++;
@@ -108,6 +113,7 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 
 	struct softrdma_swqe *s;
 	u32 synd = 0, slot, off;
+	int err;
 
 	if (op == RC_ACK || op == RC_READ_RESP_FIRST ||
 	    op == RC_READ_RESP_LAST || op == RC_READ_RESP_ONLY ||
@@ -202,9 +208,13 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	off = softrdma_psn_diff(psn, s->first_psn) * softrdma_mtu(qp);
 	if (off != rqp->req.read_off || off + paylen > s->len)
 		return;		/* out of order: the timer asks again */
-	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge,
-			      s->wqe.num_sge, off, p, paylen, true,
-			      IB_ACCESS_LOCAL_WRITE)) {
+	err = softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge,
+				s->wqe.num_sge, off, p, paylen, true,
+				IB_ACCESS_LOCAL_WRITE);
+	/* An ODP page being faulted in (odp.c): the timer asks again. */
+	if (err == -EBUSY)
+		return;
+	if (err) {
 		softrdma_sq_complete(qp, qp->req.comp_idx,
 				     IB_WC_LOC_PROT_ERR);
 		qp->req.comp_idx++;

@@ -426,7 +426,10 @@ static u32 softrdma_req_train(struct softrdma_qp *qp,
  * of its message, with a reference, and in *@addr the address of byte
  * @off: a train's payload found once, not once a packet. NULL if no one
  * SGE holds them or its key does not grant them all: then each packet
- * goes its own way (softrdma_req_payload(), which says why).
+ * goes its own way (softrdma_req_payload(), which says why). An ERR_PTR
+ * if they are an ODP MR's whose pages are not all present (-EBUSY: their
+ * fault is queued) or whose fault failed (-EFAULT, said once only, odp.c):
+ * then the train does not go.
  */
 static struct softrdma_mr *softrdma_req_train_mr(struct softrdma_qp *qp,
 						 u32 slot, u32 off, u32 end,
@@ -436,6 +439,7 @@ static struct softrdma_mr *softrdma_req_train_mr(struct softrdma_qp *qp,
 					 (size_t)slot * qp->sq_max_sge;
 	const struct softrdma_swqe *s = &qp->swqe[slot];
 	u32 i, len = end - off;
+	struct softrdma_mr *mr;
 	int err;
 
 	if (s->wqe.flags & SOFTRDMA_WQE_INLINE)
@@ -445,8 +449,11 @@ static struct softrdma_mr *softrdma_req_train_mr(struct softrdma_qp *qp,
 	if (i == s->wqe.num_sge || len > sge[i].length - off)
 		return NULL;
 	*addr = sge[i].addr + off;
-	return softrdma_mr_get(qp->sdev, qp->pd, sge[i].lkey, *addr, len, 0,
-			       &err);
+	mr = softrdma_mr_get(qp->sdev, qp->pd, sge[i].lkey, *addr, len, 0,
+			     &err);
+	if (!mr && (err == -EBUSY || err == -EFAULT))
+		return ERR_PTR(err);
+	return mr;
 }
 
 /*
@@ -454,6 +461,8 @@ static struct softrdma_mr *softrdma_req_train_mr(struct softrdma_qp *qp,
  * each) of the WQE at index @idx in one skb: each with its own headers,
  * payload, pad and room for its ICRC (net.c writes it), the last one's
  * but its ICRC. -E2BIG: no memory for so large an skb; send them alone.
+ * Other errors are softrdma_req_payload()'s (-EBUSY: an ODP MR's pages
+ * are being faulted in).
  */
 static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
 				   u32 n, u32 seg)
@@ -476,6 +485,10 @@ static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
 	softrdma_req_layout(qp, s, pkt, 1, &l);
 	off0 = l.off;
 	mr = softrdma_req_train_mr(qp, slot, off0, end, &addr);
+	if (IS_ERR(mr)) {
+		kfree_skb(skb);
+		return PTR_ERR(mr);
+	}
 	p = softrdma_roce_train_data(skb);
 	for (i = 0; i < n; i++, p += seg) {
 		softrdma_req_layout(qp, s, pkt + i, 1, &l);
@@ -594,6 +607,13 @@ void softrdma_req_timeout(struct timer_list *t)
 	if (rqp->req.tx_nomem) {
 		/* Not a retry: send what found no memory, then go on. */
 		softrdma_req_run(qp);
+		/*
+		 * An RNR NAK that came meanwhile stopped the timer for its
+		 * delay (softrdma_req_arm_timer() leaves it): serve it at
+		 * the next tick, or nothing ever does.
+		 */
+		if (rqp->req.rnr_wait && !timer_pending(&rqp->req.timer))
+			mod_timer(&rqp->req.timer, jiffies + 1);
 		goto out;
 	}
 	if (rqp->req.rnr_wait) {
@@ -845,17 +865,19 @@ again:
 				n = 0;
 				continue;
 			}
-			if (err == -ENOMEM) {
+			if (err == -ENOMEM || err == -EBUSY) {
 				/*
-				 * Not sent (counted in tx_errors): the timer
-				 * tries again at the next tick, rather than a
-				 * retransmission timeout later.
+				 * Not sent (counted in tx_errors), or an ODP
+				 * MR's pages are being faulted in (odp.c):
+				 * the timer tries again at the next tick,
+				 * rather than a retransmission timeout later.
 				 */
 				rqp->req.tx_nomem = true;
 				goto window_full;
 			}
 			if (err == -ENOENT || err == -EACCES ||
-			    err == -ERANGE || err == -EINVAL) {
+			    err == -ERANGE || err == -EINVAL ||
+			    err == -EFAULT) {
 				softrdma_sq_complete(qp, idx,
 						     IB_WC_LOC_PROT_ERR);
 				qp->req.comp_idx = idx + 1;

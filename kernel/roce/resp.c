@@ -128,8 +128,16 @@ static void softrdma_resp_remember(struct softrdma_qp *qp, u8 op, u32 psn,
 }
 
 /*
+ * What the helpers below return, beside NAK syndromes, for an ODP MR whose
+ * pages are being faulted in (-EBUSY of softrdma_rkey_get(), odp.c): the
+ * responder answers an RNR NAK, the requester asks again after the delay.
+ */
+#define SOFTRDMA_RESP_FAULT	0x20
+
+/*
  * A new atomic request at @psn: execute it once, remember its result for
- * duplicates, acknowledge it. Return: 0 or the NAK syndrome to send.
+ * duplicates, acknowledge it. Return: 0, the NAK syndrome to send, or
+ * SOFTRDMA_RESP_FAULT.
  */
 static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 			       u32 len)
@@ -151,7 +159,8 @@ static u8 softrdma_resp_atomic(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 	mr = softrdma_rkey_get(qp, ntohl(ae.rkey), va, sizeof(u64),
 			       IB_ACCESS_REMOTE_ATOMIC, &err);
 	if (!mr)
-		return SOFTRDMA_NAK_REMOTE_ACCESS;
+		return err == -EBUSY ? SOFTRDMA_RESP_FAULT :
+				       SOFTRDMA_NAK_REMOTE_ACCESS;
 	err = softrdma_mr_atomic(mr, va, op == RC_CMP_SWAP ?
 				 SOFTRDMA_MR_CMP_SWAP :
 				 SOFTRDMA_MR_FETCH_ADD,
@@ -268,7 +277,7 @@ static void softrdma_resp_reread(struct softrdma_qp *qp, u8 *p, u32 len,
  * follows its BTH: check it, carry it out once, remember it for
  * duplicates, and answer it with a READ response of no data. A FLUSH of
  * the whole MR (level IB_FLUSH_MR) needs its key and rights, not its range.
- * Return: 0 or the NAK syndrome to send.
+ * Return: 0, the NAK syndrome to send, or SOFTRDMA_RESP_FAULT.
  */
 static u8 softrdma_resp_ext(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 			    u32 len, u32 pad)
@@ -310,6 +319,8 @@ static u8 softrdma_resp_ext(struct softrdma_qp *qp, u8 op, u32 psn, u8 *p,
 		return SOFTRDMA_NAK_INVALID_REQ;
 	mr = softrdma_rkey_get(qp, ntohl(reth.rkey), va,
 			       level == IB_FLUSH_MR ? 0 : rlen, access, &err);
+	if (!mr && err == -EBUSY)
+		return SOFTRDMA_RESP_FAULT;
 	if (!mr && !(level == IB_FLUSH_MR && err == -ERANGE))
 		return SOFTRDMA_NAK_REMOTE_ACCESS;
 	err = 0;
@@ -352,9 +363,9 @@ void softrdma_resp_write_start(struct softrdma_qp *qp,
 
 /*
  * Place @paylen bytes of an RDMA WRITE (RC or UC) where the message has
- * got to. Return: false if its rkey does not grant them.
+ * got to. Return: 0, or softrdma_rkey_get()'s error.
  */
-bool softrdma_resp_write_place(struct softrdma_qp *qp, u8 *p, u32 paylen)
+static int softrdma_resp_write_put(struct softrdma_qp *qp, u8 *p, u32 paylen)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u64 va = rqp->resp.wva + rqp->resp.woff;
@@ -365,12 +376,18 @@ bool softrdma_resp_write_place(struct softrdma_qp *qp, u8 *p, u32 paylen)
 		mr = softrdma_rkey_get(qp, rqp->resp.wrkey, va, paylen,
 				       IB_ACCESS_REMOTE_WRITE, &err);
 		if (!mr)
-			return false;
+			return err;
 		softrdma_mr_copy(mr, va, p, paylen, true);
 		softrdma_mr_put(mr);
 	}
 	rqp->resp.woff += paylen;
-	return true;
+	return 0;
+}
+
+/* As softrdma_resp_write_put(); false if its rkey does not grant them. */
+bool softrdma_resp_write_place(struct softrdma_qp *qp, u8 *p, u32 paylen)
+{
+	return !softrdma_resp_write_put(qp, p, paylen);
 }
 
 /*
@@ -432,7 +449,9 @@ static void softrdma_resp_complete_inv(struct softrdma_qp *qp, u32 byte_len,
  * burst by reference (req.c) has them in pieces after its headers.
  * Return: 0; -EINVAL if the receive WQE cannot hold them, another error
  * of softrdma_sge_copy() if its own keys do not grant them (a local
- * protection error), -EACCES if the WRITE's rkey does not grant them.
+ * protection error), -EACCES if the WRITE's rkey does not grant them;
+ * -EBUSY if an ODP MR's pages are being faulted in (odp.c): what was
+ * placed is placed again when the request comes again.
  */
 static int softrdma_resp_place(struct softrdma_qp *qp, struct sk_buff *skb,
 			       u8 *p, u32 len, bool send)
@@ -450,8 +469,10 @@ static int softrdma_resp_place(struct softrdma_qp *qp, struct sk_buff *skb,
 						IB_ACCESS_LOCAL_WRITE);
 			if (!err)
 				qp->resp.roff += n;
-		} else if (n && !softrdma_resp_write_place(qp, p, n)) {
-			err = -EACCES;
+		} else if (n) {
+			err = softrdma_resp_write_put(qp, p, n);
+			if (err && err != -EBUSY)
+				err = -EACCES;
 		}
 		if (i)
 			kunmap_local(p);
@@ -502,7 +523,7 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 	struct softrdma_reth reth = {};
 	struct softrdma_mr *mr;
 	const u8 *immdt = NULL;
-	u32 paylen;
+	u32 paylen, off0;
 	int err;
 
 	if (d > 0) {
@@ -562,6 +583,8 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 					    (flags >> SOFTRDMA_BTH_PAD_SHIFT) & 3) :
 			  softrdma_resp_atomic(qp, op, psn, p, len);
 
+		if (synd == SOFTRDMA_RESP_FAULT)
+			goto rnr_fault;
 		if (synd == SOFTRDMA_NAK_REMOTE_ACCESS)
 			goto nak_access;
 		if (synd)
@@ -598,6 +621,8 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 		mr = softrdma_rkey_get(qp, ntohl(reth.rkey),
 				       be64_to_cpu(reth.va), rlen,
 				       IB_ACCESS_REMOTE_READ, &err);
+		if (!mr && rlen && err == -EBUSY)
+			goto rnr_fault;
 		if (!mr && rlen)
 			goto nak_access;
 		softrdma_resp_flush_ack(qp);
@@ -608,7 +633,11 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 	}
 
 	if (send) {
-		if (first && !softrdma_recv_take(qp)) {
+		/*
+		 * A receive WQE in hand at a first packet: taken for it when
+		 * it came before and found ODP pages absent (rnr_fault).
+		 */
+		if (first && !qp->resp.in_recv && !softrdma_recv_take(qp)) {
 			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
@@ -618,7 +647,12 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 		}
 		if (!qp->resp.in_recv)
 			goto nak_invalid;
+		off0 = qp->resp.roff;
 		err = softrdma_resp_place(qp, skb, p, paylen, true);
+		if (err == -EBUSY) {
+			qp->resp.roff = off0;
+			goto rnr_fault;
+		}
 		if (err == -EINVAL) {
 			/* Longer than the receive WQE: the sender's fault. */
 			softrdma_resp_complete_recv(qp, IB_WC_LOC_LEN_ERR,
@@ -677,7 +711,7 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 		if (!rqp->resp.in_write ||
 		    rqp->resp.woff + paylen > rqp->resp.wlen)
 			goto nak_invalid;
-		if (imm && !softrdma_recv_take(qp)) {
+		if (imm && !qp->resp.in_recv && !softrdma_recv_take(qp)) {
 			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
 			softrdma_resp_ack(qp, psn, 0x20 |
 					  (qp->attrs.min_rnr_timer & 0x1f));
@@ -685,7 +719,13 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 			rqp->resp.nak_sent = true;
 			return;
 		}
-		if (softrdma_resp_place(qp, skb, p, paylen, false))
+		off0 = rqp->resp.woff;
+		err = softrdma_resp_place(qp, skb, p, paylen, false);
+		if (err == -EBUSY) {
+			rqp->resp.woff = off0;
+			goto rnr_fault;
+		}
+		if (err)
 			goto nak_access;
 		if (last) {
 			rqp->resp.in_write = false;
@@ -705,6 +745,12 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 		softrdma_resp_ack_later(qp, softrdma_psn_add(psn, npkts - 1));
 	return;
 
+rnr_fault:
+	/* ODP pages being faulted in (odp.c): the requester asks again. */
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
+	softrdma_resp_ack(qp, psn, 0x20 | (qp->attrs.min_rnr_timer & 0x1f));
+	rqp->resp.nak_sent = true;
+	return;
 nak_access:
 	softrdma_resp_ack(qp, psn, SOFTRDMA_NAK_REMOTE_ACCESS);
 	softrdma_roce_qp_fail(qp);

@@ -244,6 +244,8 @@ const struct softrdma_transport softrdma_roce_transport = {
 		    BIT(IB_QPT_XRC_INI) | BIT(IB_QPT_XRC_TGT),
 	/* mcast.c keeps a QP's own multicast datagrams from it. */
 	.ud_create_flags = IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK,
+	/* ODP MRs: req.c, comp.c and resp.c wait for their pages. */
+	.odp = true,
 
 	.init = softrdma_roce_init,
 	.exit = softrdma_roce_exit,

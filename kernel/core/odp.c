@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * On-demand paging: user MRs whose pages are not pinned (IB_ACCESS_ON_DEMAND).
+ *
+ * ib_umem_odp tracks the range through an MMU interval notifier, faults
+ * pages in with hmm_range_fault() and keeps, per page, whether it is
+ * mapped and writable. softrdma has no DMA device: a mapped page is used
+ * by the CPU, copied to and from in whatever context the transport runs.
+ *
+ * An access (softrdma_mr_get() .. softrdma_mr_put()) holds the MR's pages:
+ * it counts itself in odp->users, under odp->lock, only if every page of
+ * its range is present with the rights it needs, and it never sleeps. An
+ * invalidation (munmap, madvise, fork's copy on write, migration, reclaim)
+ * bars new holds, waits for the users to go, then unmaps its range: no
+ * byte is ever copied to or from a page the process no longer has there.
+ *
+ * A page not present is never faulted in where the access runs (softirq,
+ * or under the QP's spinlock): the access fails with -EBUSY and the fault
+ * is queued to a worker, which faults the range in with the process's mm
+ * (ib_umem_odp_map_dma_and_lock()). The transport tries again later: the
+ * RoCE responder answers an RNR NAK, the requester sends at the next tick,
+ * the completer drops the READ response (the retry timer asks again). A
+ * fault that fails (the range is not mapped any more) makes the next
+ * access of that range fail with -EFAULT: an error completion, or a NAK.
+ *
+ * ibv_advise_mr's prefetch faults in the process's context, at once.
+ */
+#include <linux/sched/mm.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_umem_odp.h>
+
+#include "softrdma.h"
+
+#if SOFTRDMA_ODP
+
+/*
+ * A fault brings in up to this much past the access that asked for it
+ * (within the MR): a message's later packets then find their pages, not
+ * one RNR NAK or one requester tick per page.
+ */
+#define SOFTRDMA_ODP_AHEAD	SZ_256K
+
+/* The ODP state of an MR. */
+struct softrdma_odp {
+	struct ib_umem_odp *umem;
+	struct softrdma_mr *mr;
+	spinlock_t lock;		/* the fields below, the pages' use */
+	u32 users;			/* accesses holding pages */
+	u32 blocked;			/* invalidations waiting for users */
+	wait_queue_head_t wait;		/* invalidations wait here */
+	/*
+	 * The range the worker is to fault in ([start, end) user VAs), what
+	 * the accesses asked for ending at need_end, the rest ahead of them.
+	 */
+	struct work_struct fault_work;
+	bool fault_queued;
+	u64 fault_start;
+	u64 fault_need_end;
+	u64 fault_end;
+	/* The range whose fault failed, until an access is told so. */
+	u64 bad_start;
+	u64 bad_end;
+};
+
+/* The process's virtual address of byte @iova of @mr. */
+static u64 softrdma_odp_va(struct softrdma_mr *mr, u64 iova)
+{
+	return mr->umem->address + (iova - mr->iova);
+}
+
+/* The index of the page of the user virtual address @va. */
+static size_t softrdma_odp_idx(struct softrdma_odp *odp, u64 va)
+{
+	return (va - ib_umem_start(odp->umem)) >> PAGE_SHIFT;
+}
+
+/* Are the pages of [@start, @end) present (writable, with @write)? */
+static bool softrdma_odp_present(struct softrdma_odp *odp, u64 start,
+				 u64 end, bool write)
+{
+	size_t i, last;
+
+	if (start == end)
+		return true;
+	last = softrdma_odp_idx(odp, end - 1);
+	for (i = softrdma_odp_idx(odp, start); i <= last; i++)
+		if (!compat_odp_page(odp->umem, i, write))
+			return false;
+	return true;
+}
+
+/*
+ * Fault [@start, @end) in; with @fault false, map only the pages already
+ * present. A writable MR's pages are faulted in writable (as mlx5 does):
+ * one fault serves reads and writes. Process context.
+ */
+static int softrdma_odp_map(struct softrdma_odp *odp, u64 start, u64 end,
+			    bool fault)
+{
+	int ret;
+
+	ret = ib_umem_odp_map_dma_and_lock(odp->umem, start, end - start,
+					   compat_odp_access(odp->umem->umem.writable),
+					   fault);
+	if (ret < 0)
+		return ret;
+	mutex_unlock(&odp->umem->umem_mutex);
+	return 0;
+}
+
+static void softrdma_odp_fault_work(struct work_struct *work)
+{
+	struct softrdma_odp *odp = container_of(work, struct softrdma_odp,
+						fault_work);
+	u64 start, end, need_end;
+	int ret;
+
+	spin_lock_irq(&odp->lock);
+	start = odp->fault_start;
+	end = odp->fault_end;
+	need_end = odp->fault_need_end;
+	odp->fault_queued = false;
+	spin_unlock_irq(&odp->lock);
+
+	ret = softrdma_odp_map(odp, start, end, true);
+	/* What lies ahead may not be mapped: what was asked for may be. */
+	if (ret && need_end < end) {
+		end = need_end;
+		ret = softrdma_odp_map(odp, start, end, true);
+	}
+	spin_lock_irq(&odp->lock);
+	if (ret) {
+		odp->bad_start = start;
+		odp->bad_end = end;
+	} else if (odp->bad_start < end && start < odp->bad_end) {
+		odp->bad_start = 0;
+		odp->bad_end = 0;
+	}
+	spin_unlock_irq(&odp->lock);
+	if (ret)
+		ibdev_dbg(odp->mr->ibmr.device,
+			  "ODP fault of [%#llx, %#llx) failed: %d\n", start, end,
+			  ret);
+}
+
+/**
+ * softrdma_odp_hold - hold the pages of an access to an ODP MR
+ * @mr: an ODP MR, found by softrdma_mr_lookup() for this very range
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ * @access: the IB_ACCESS_* flags the access needs
+ *
+ * Any context. Return: 0 (softrdma_odp_release() ends the hold), -EBUSY
+ * (not all present: the fault is queued, try again later) or -EFAULT (the
+ * last fault of the range failed).
+ */
+int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
+{
+	struct softrdma_odp *odp = mr->odp;
+	bool write = access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			       IB_ACCESS_REMOTE_ATOMIC);
+	u64 start = softrdma_odp_va(mr, iova), end = start + len;
+	u64 mr_end = mr->umem->address + mr->length, ahead;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&odp->lock, flags);
+	if (!odp->blocked && softrdma_odp_present(odp, start, end, write)) {
+		odp->users++;
+		goto out;
+	}
+	if (odp->bad_start < end && start < odp->bad_end) {
+		/* Told once; the next access tries again. */
+		odp->bad_start = 0;
+		odp->bad_end = 0;
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = -EBUSY;
+	ahead = max(end, min(mr_end, start + SOFTRDMA_ODP_AHEAD));
+	if (odp->fault_queued) {
+		odp->fault_start = min(odp->fault_start, start);
+		odp->fault_need_end = max(odp->fault_need_end, end);
+		odp->fault_end = max(odp->fault_end, ahead);
+	} else {
+		odp->fault_start = start;
+		odp->fault_need_end = end;
+		odp->fault_end = ahead;
+		odp->fault_queued = true;
+		queue_work(system_unbound_wq, &odp->fault_work);
+	}
+out:
+	spin_unlock_irqrestore(&odp->lock, flags);
+	return ret;
+}
+
+/* The end of a softrdma_odp_hold(). Any context. */
+void softrdma_odp_release(struct softrdma_mr *mr)
+{
+	struct softrdma_odp *odp = mr->odp;
+	unsigned long flags;
+	bool wake;
+
+	spin_lock_irqsave(&odp->lock, flags);
+	wake = !--odp->users && odp->blocked;
+	spin_unlock_irqrestore(&odp->lock, flags);
+	if (wake)
+		wake_up(&odp->wait);
+}
+
+/* The page of index @idx of a held range of an ODP MR. */
+struct page *softrdma_odp_page(struct softrdma_mr *mr, size_t idx)
+{
+	struct page *page = compat_odp_page(mr->odp->umem, idx, false);
+
+	/* A hold keeps it: an invalidation waits for the access to end. */
+	WARN_ON_ONCE(!page);
+	return page;
+}
+
+static bool softrdma_odp_users_gone(struct softrdma_odp *odp)
+{
+	bool gone;
+
+	spin_lock_irq(&odp->lock);
+	gone = !odp->users;
+	spin_unlock_irq(&odp->lock);
+	return gone;
+}
+
+/*
+ * The MMU notifier: the process's mapping of [range->start, range->end)
+ * changes. Bar new holds, wait for the accesses holding pages, unmap.
+ */
+static bool softrdma_odp_invalidate(struct mmu_interval_notifier *mni,
+				    const struct mmu_notifier_range *range,
+				    unsigned long cur_seq)
+{
+	struct ib_umem_odp *umem = container_of(mni, struct ib_umem_odp,
+						notifier);
+	struct softrdma_odp *odp;
+	u64 start, end;
+
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+	mutex_lock(&umem->umem_mutex);
+	mmu_interval_set_seq(mni, cur_seq);
+	/*
+	 * The notifier runs from ib_umem_odp_get() on, before the MR is
+	 * ours (softrdma_odp_reg()): nothing is mapped yet, nothing to do.
+	 */
+	odp = umem->private;
+	if (!odp) {
+		mutex_unlock(&umem->umem_mutex);
+		return true;
+	}
+	spin_lock_irq(&odp->lock);
+	odp->blocked++;
+	spin_unlock_irq(&odp->lock);
+	wait_event(odp->wait, softrdma_odp_users_gone(odp));
+	start = max_t(u64, ib_umem_start(umem), range->start);
+	end = min_t(u64, ib_umem_end(umem), range->end);
+	if (start < end)
+		ib_umem_odp_unmap_dma_pages(umem, start, end);
+	spin_lock_irq(&odp->lock);
+	odp->blocked--;
+	spin_unlock_irq(&odp->lock);
+	mutex_unlock(&umem->umem_mutex);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops softrdma_odp_ops = {
+	.invalidate = softrdma_odp_invalidate,
+};
+
+/*
+ * Rights an ODP MR may have: no window binds (mw.c holds pages its way).
+ * IB_ACCESS_HUGETLB (the range is in huge pages) is taken and not passed
+ * on: the umem keeps PAGE_SIZE pages, each a piece of its huge page.
+ */
+#define SOFTRDMA_ODP_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			     IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			     IB_ACCESS_RELAXED_ORDERING | IB_ACCESS_ON_DEMAND | \
+			     IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_HUGETLB)
+
+/**
+ * softrdma_odp_reg - register an ODP MR (reg_user_mr with ON_DEMAND)
+ * @ibpd: its PD
+ * @start: the process's address of its first byte
+ * @length: its length
+ * @iova: the address accesses name its first byte by
+ * @access: IB_ACCESS_* flags, IB_ACCESS_ON_DEMAND among them
+ *
+ * Return: the MR, or an ERR_PTR: -EOPNOTSUPP for a transport without ODP,
+ * an implicit MR (the whole address space) or rights ODP MRs do not take.
+ */
+struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 iova, int access)
+{
+	struct softrdma_dev *sdev = to_sdev(ibpd->device);
+	struct softrdma_odp *odp;
+	struct softrdma_mr *mr;
+	int ret;
+
+	if (!sdev->transport->odp || (access & ~SOFTRDMA_ODP_ACCESS))
+		return ERR_PTR(-EOPNOTSUPP);
+	/* Implicit ODP (start 0, length U64_MAX) is not offered. */
+	if (!length || length > SOFTRDMA_MAX_MR_SIZE)
+		return ERR_PTR(start || length != U64_MAX ? -EINVAL :
+			       -EOPNOTSUPP);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	odp = kzalloc(sizeof(*odp), GFP_KERNEL);
+	if (!odp) {
+		ret = -ENOMEM;
+		goto err_mr;
+	}
+	spin_lock_init(&odp->lock);
+	init_waitqueue_head(&odp->wait);
+	INIT_WORK(&odp->fault_work, softrdma_odp_fault_work);
+	odp->mr = mr;
+	mr->odp = odp;
+	mr->type = SOFTRDMA_MR_ODP;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+
+	odp->umem = ib_umem_odp_get(ibpd->device, start, length,
+				    access & ~IB_ACCESS_HUGETLB,
+				    &softrdma_odp_ops);
+	if (IS_ERR(odp->umem)) {
+		ret = PTR_ERR(odp->umem);
+		goto err_odp;
+	}
+	/*
+	 * An invalidation may run from here on: under umem_mutex, it finds
+	 * either no private (and nothing mapped) or the whole state.
+	 */
+	mutex_lock(&odp->umem->umem_mutex);
+	odp->umem->private = odp;
+	mutex_unlock(&odp->umem->umem_mutex);
+	mr->umem = &odp->umem->umem;
+	mr->page_offset = ib_umem_offset(mr->umem);
+	ret = softrdma_mr_keys(sdev, mr);
+	if (ret)
+		goto err_umem;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	return &mr->ibmr;
+
+err_umem:
+	ib_umem_odp_release(odp->umem);
+err_odp:
+	kfree(odp);
+err_mr:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+/* Free an ODP MR's own state; every access to it has ended. */
+void softrdma_odp_dereg(struct softrdma_mr *mr)
+{
+	struct softrdma_odp *odp = mr->odp;
+
+	cancel_work_sync(&odp->fault_work);
+	/* Removes the notifier: no invalidation runs after it. */
+	ib_umem_odp_release(odp->umem);
+	mr->umem = NULL;
+	kfree(odp);
+	mr->odp = NULL;
+}
+
+/* ODP capabilities, as mlx5 reports what it does: see the transport's. */
+void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr)
+{
+	u32 caps = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		   IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		   IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+
+	if (!sdev->transport->odp)
+		return;
+	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.per_transport_caps.rc_odp_caps = caps;
+	attr->odp_caps.per_transport_caps.xrc_odp_caps = caps;
+}
+
+/**
+ * softrdma_advise_mr - ibv_advise_mr: prefetch ranges of ODP MRs
+ * @ibpd: the PD the MRs must be of
+ * @advice: PREFETCH (to read), PREFETCH_WRITE, or PREFETCH_NO_FAULT (map
+ *	    what is present, fault nothing in)
+ * @flags: IB_UVERBS_ADVISE_MR_FLAG_FLUSH: done when this returns (it always
+ *	   is: the faults happen here, in the caller's context)
+ * @sg_list: the ranges: lkey, address, length
+ * @num_sge: how many
+ * @attrs: unused
+ *
+ * Return: 0, -EINVAL for a key that names no ODP MR of @ibpd or a range out
+ * of it, -EPERM for PREFETCH_WRITE on an MR without local write, or the
+ * fault's error.
+ */
+int softrdma_advise_mr(struct ib_pd *ibpd,
+		       enum ib_uverbs_advise_mr_advice advice, u32 flags,
+		       struct ib_sge *sg_list, u32 num_sge,
+		       struct uverbs_attr_bundle *attrs)
+{
+	bool write = advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE;
+	bool fault = advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT;
+	struct softrdma_dev *sdev = to_sdev(ibpd->device);
+	u32 i;
+
+	if (advice > IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT ||
+	    (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH))
+		return -EOPNOTSUPP;
+	for (i = 0; i < num_sge; i++) {
+		struct softrdma_mr *mr;
+		u64 start;
+		int ret;
+
+		mr = softrdma_mr_lookup(sdev, ibpd, sg_list[i].lkey,
+					sg_list[i].addr, sg_list[i].length,
+					write ? IB_ACCESS_LOCAL_WRITE : 0, &ret);
+		if (!mr)
+			return ret == -EACCES ? -EPERM : -EINVAL;
+		ret = -EINVAL;
+		if (mr->type == SOFTRDMA_MR_ODP && sg_list[i].length) {
+			start = softrdma_odp_va(mr, sg_list[i].addr);
+			ret = softrdma_odp_map(mr->odp, start,
+					       start + sg_list[i].length, fault);
+		} else if (mr->type == SOFTRDMA_MR_ODP) {
+			ret = 0;
+		}
+		softrdma_mr_unref(mr);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+#else /* !SOFTRDMA_ODP */
+
+struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 iova, int access)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+void softrdma_odp_dereg(struct softrdma_mr *mr)
+{
+}
+
+int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
+{
+	return -EFAULT;
+}
+
+void softrdma_odp_release(struct softrdma_mr *mr)
+{
+}
+
+struct page *softrdma_odp_page(struct softrdma_mr *mr, size_t idx)
+{
+	return NULL;
+}
+
+void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr)
+{
+}
+
+int softrdma_advise_mr(struct ib_pd *ibpd,
+		       enum ib_uverbs_advise_mr_advice advice, u32 flags,
+		       struct ib_sge *sg_list, u32 num_sge,
+		       struct uverbs_attr_bundle *attrs)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif /* SOFTRDMA_ODP */
