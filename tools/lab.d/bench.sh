@@ -44,7 +44,7 @@ if [ $exact = 1 ]; then
 	t0=$SECONDS
 	say "the exact clock: the veth pair, one vCPU"
 	LAB_METER=$ex/meter "$LAB_REPO/tools/lab" run --share "$ex" -- \
-		env "BENCH_ROWS=${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce}" "BENCH_MTUS=${BENCH_MTUS:-1500 9000}" \
+		env "BENCH_ROWS=${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce softroce-odp}" "BENCH_MTUS=${BENCH_MTUS:-1500 9000}" \
 		bash "$LAB_REPO/tools/lab.d/exact-guest.sh" "$ex" "$ex/meter" || rc=$?
 	"$LAB_REPO/tools/lab.d/exact-report.sh" table "$ex" | tee "$ex/exact.txt"
 	say "the exact clock: done ($((SECONDS - t0)) s); tables: $ex/exact.txt; tools/lab profile PHASE"

@@ -4,8 +4,10 @@
 # instruction, the meter plugin counting): exact-guest.sh OUT METER
 # Across the fixture's veth pair (server on veth1 in netns b, client on
 # veth0 here), at netdev MTU 1500 and 9000 (BENCH_MTUS), for each stack of
-# BENCH_ROWS (tcp siw softiwarp rxe softroce; rxe is rxe here to softroce
-# in b): 64 KiB and 1 MiB SENDs, the 2-byte ping-pong and 8-byte SENDs,
+# BENCH_ROWS (tcp siw softiwarp rxe-sr softroce softroce-odp; rxe-sr is rxe
+# here to softroce in b, softroce-odp softroce with perftest's --odp: its
+# buffers on-demand-paging MRs, their pages present after the first
+# messages): 64 KiB and 1 MiB SENDs, the 2-byte ping-pong and 8-byte SENDs,
 # in event mode (perftest -e: nobody spins on the one vCPU; qperf's
 # tcp_bw and tcp_lat for TCP). Every measurement runs twice, each run a
 # phase of the meter (measured_run says where one starts and ends):
@@ -30,6 +32,8 @@ SRV_LIMIT=100000 SRV_POLLS=100000 LIMIT=100000
 # shellcheck source=tools/lab.d/bench-guest.sh
 . "$(dirname "$0")/bench-guest.sh" "$out" 1 0 0
 mark=$here/../../build/user/meter-mark
+CKIND[softroce-odp]=softroce
+SKIND[softroce-odp]=softroce
 exact=$out/exact.tsv
 : >"$exact"
 : >"$meter/phases"
@@ -177,6 +181,7 @@ stack_rdma() {
 	f=$(cm_flag "$ck")
 	# RoCE: GID 1, ::ffff:IPv4 (the devices come after the addresses).
 	[ -n "$f" ] || f="-x 1"
+	case $row in *-odp) f="$f --odp" ;; esac
 	if ! dev_add - "$ck" "$CNET" "$cdev" || ! dev_add srv "$sk" "$SNET" "$sdev"; then
 		echo "cannot add the $row pair on the wire" >&2
 		dev_del - "$ck" "$cdev"
@@ -211,7 +216,7 @@ stack_rdma() {
 wire_at veth
 for mtu in ${BENCH_MTUS:-1500 9000}; do
 	wire_mtu "$mtu" || { echo "cannot set MTU $mtu on the veth pair" >&2; continue; }
-	for row in ${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce}; do
+	for row in ${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce softroce-odp}; do
 		echo "exact: MTU $mtu, $row" >&2
 		case $row in
 		tcp)
