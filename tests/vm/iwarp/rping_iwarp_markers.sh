@@ -13,14 +13,15 @@ test_rping_iwarp_markers() {
 	tcpdump -i veth0 -s 0 -w "$TEST_TMP"/mpa.pcap tcp port "$P_RPING" 2>/dev/null &
 	local cap=$! size n m bad crcbad crcok
 	sleep 1
-	for size in 30 1000 4096 65535; do
+	for size in 30 65535; do
 		rping_run b - 10.0.0.2 10 "$size"
 		rping_run - b 10.0.0.1 10 "$size"
 	done
 	sleep 1
 	kill -INT $cap
 	wait $cap || true
-	# Both directions asked for markers.
+	# Both directions asked for markers (a request and a reply each of
+	# the four connections).
 	m=$(tshark -r "$TEST_TMP"/mpa.pcap -Y 'iwarp_mpa.marker_flag == 1' 2>/dev/null | wc -l)
 	n=$(tshark -r "$TEST_TMP"/mpa.pcap -Y 'iwarp_mpa.markers' 2>/dev/null | wc -l)
 	tshark -r "$TEST_TMP"/mpa.pcap -V -Y 'iwarp_mpa.crc_check' >"$TEST_TMP"/mpa.txt 2>/dev/null
@@ -33,6 +34,6 @@ test_rping_iwarp_markers() {
 	head -n 5 "$TEST_TMP"/mpa-bad.txt
 	echo "tshark: $m MPA frames asking for markers, $n FPDUs with markers," \
 		"$crcok good and $crcbad bad CRCs, $bad malformed or flagged"
-	[ "$m" -ge 16 ] && [ "$n" -gt 100 ] && [ "$crcok" -gt 100 ] &&
+	[ "$m" -ge 8 ] && [ "$n" -gt 100 ] && [ "$crcok" -gt 100 ] &&
 		[ "$crcbad" = 0 ] && [ "$bad" = 0 ]
 }
