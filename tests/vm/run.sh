@@ -124,7 +124,7 @@ done
 
 if [ $list = 1 ]; then
 	for i in "${sel[@]}"; do
-		l=$(header "${files[$i]}" layers)
+		l=${layers_of[${files[$i]}]:-}
 		t=$(header "${files[$i]}" timeout)
 		printf '%-32s %-9s %-13s %s s\n' "${names[$i]}" "${areas[$i]}" "${l:--}" "${t:-$TEST_TIMEOUT}"
 	done
