@@ -152,6 +152,10 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 		rqp->req.read_off = 0;
 		rqp->req.rd_atomic = 0;
 		rqp->req.rnr_wait = false;
+		rqp->req.rtt_open = false;
+		rqp->req.rto_shift = 0;
+		rqp->req.srtt_us = 0;
+		rqp->req.rttvar_us = 0;
 	}
 	if ((next == IB_QPS_ERR || next == IB_QPS_RESET) &&
 	    (cur == IB_QPS_RTR || cur == IB_QPS_RTS || cur == IB_QPS_SQD))
@@ -225,6 +229,8 @@ static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
 	timer_delete_sync(&rqp->req.timer);
 	tasklet_kill(&rqp->resp.tasklet);
 	softrdma_resp_stop(qp);
+	kfree(rqp->resp.ooo);
+	rqp->resp.ooo = NULL;
 	softrdma_qp_shadow_free(qp);
 	dst_cache_destroy(&rqp->dst_cache);
 	/* Cleanup may run twice (after a failed init too): destroy once. */
