@@ -433,6 +433,7 @@ struct softrdma_roce_qp {
 		bool rd_active;
 		bool ack_pending;
 	} resp;
+	u32 ece;	/* options agreed with the peer (SOFTRDMA_ECE_*) */
 };
 
 static inline struct softrdma_roce_qp *to_rqp(struct softrdma_qp *qp)
