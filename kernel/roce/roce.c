@@ -8,7 +8,9 @@
 #include <linux/hash.h>
 #include <linux/moduleparam.h>
 #include <net/ipv6.h>
+#include <net/netlink.h>
 #include <rdma/ib_mad.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 
 #include "softrdma.h"
@@ -52,15 +54,25 @@ static int softrdma_roce_set_ece(struct softrdma_qp *qp, u32 options,
 	return accepted;
 }
 
-/* rdma res show qp -d: how the QP retransmits, and the options agreed. */
+/*
+ * rdma -dd res show qp: how the QP retransmits, and the options agreed
+ * (driver attributes, in the nest of their own the tools look for).
+ */
 static int softrdma_roce_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	u32 ece = READ_ONCE(to_rqp(to_sqp(ibqp))->ece);
+	struct nlattr *nest;
 
+	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
 	if (rdma_nl_put_driver_string(msg, "retx",
 				      ece & SOFTRDMA_ECE_SR ? "sr" : "gbn") ||
-	    rdma_nl_put_driver_u32_hex(msg, "ece", ece))
+	    rdma_nl_put_driver_u32_hex(msg, "ece", ece)) {
+		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
 	return 0;
 }
 

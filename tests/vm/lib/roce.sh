@@ -310,27 +310,27 @@ mcast_left() {
 
 # qp_retx DEV COMM: how each RC QP in RTS on DEV that COMM owns
 # retransmits, one "RETX ECE" line a QP, as softroce tells `rdma -dd res
-# show qp` ("none none": a driver that does not say, rdma_rxe).
+# show qp` in its driver attributes (iproute2 prints them as drv_retx and
+# drv_ece, on the QP's line or an indented one after it; "none none": a
+# driver that does not say, rdma_rxe).
 qp_retx() {
-	rdma -j -dd res show qp link "$1/1" 2>/dev/null | python3 -c '
-import json, sys
-def walk(o):
-    if isinstance(o, dict):
-        if "lqpn" in o:
-            yield o
-        for v in o.values():
-            yield from walk(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from walk(v)
-try:
-    qps = list(walk(json.load(sys.stdin)))
-except ValueError:
-    qps = []
-for q in qps:
-    if q.get("comm") == sys.argv[1] and q.get("type") == "RC" and q.get("state") == "RTS":
-        print(q.get("retx", "none"), q.get("ece", "none"))
-' "$2"
+	rdma -dd res show qp link "$1/1" 2>/dev/null | awk -v comm="$2" '
+		function flush() {
+			if (want)
+				print (r == "" ? "none" : r), (e == "" ? "none" : e)
+			want = 0; r = ""; e = ""
+		}
+		/^link / {
+			flush()
+			want = / type RC / && / state RTS / && $0 ~ (" comm " comm "( |$)")
+		}
+		{
+			for (i = 1; i < NF; i++) {
+				if ($i ~ /^(drv_)?retx$/) r = $(i + 1)
+				if ($i ~ /^(drv_)?ece$/) e = $(i + 1)
+			}
+		}
+		END { flush() }'
 }
 
 # ece_rping SRV_NS CLI_NS SRV_IP SRV_DEV SRV_RETX CLI_DEV CLI_RETX: rping
@@ -339,7 +339,7 @@ for q in qps:
 # CLI_DEV CLI_RETX (sr, gbn; none for rdma_rxe's).
 ece_rping() {
 	local sns=$1 cns=$2 ip=$3 sdev=$4 swant=$5 cdev=$6 cwant=$7 run i s='' c='' rc=0
-	rping_run "$sns" "$cns" "$ip" "${ECE_PINGS:-1000}" 64 >"$TEST_TMP"/ece-rping.log 2>&1 &
+	rping_run "$sns" "$cns" "$ip" "${ECE_PINGS:-200}" 64 >"$TEST_TMP"/ece-rping.log 2>&1 &
 	run=$!
 	for ((i = 0; i < 600; i++)); do
 		[ -n "$s" ] || s=$(qp_retx "$sdev" rping)
@@ -367,8 +367,8 @@ cm_ece_wire() {
 	local f=(--only-protocols "frame,eth,ip,udp,infiniband") req rep
 	req=$(tshark -r "$1" "${f[@]}" -Y "infiniband.cm.req.localqpn && frame[91:3] == 02:53:52 &&
 		infiniband.mad.attributemodifier == $2" 2>/dev/null | wc -l)
-	rep=$(tshark -r "$1" "${f[@]}" -Y "infiniband.cm.rep.localqpn && frame[101:1] == 02 &&
-		frame[105:1] == 53 && frame[109:1] == 52 &&
+	rep=$(tshark -r "$1" "${f[@]}" -Y "infiniband.cm.rep.localqpn && frame[101] == 0x02 &&
+		frame[105] == 0x53 && frame[109] == 0x52 &&
 		infiniband.mad.attributemodifier == $3" 2>/dev/null | wc -l)
 	echo "tshark: $req REQ with vendor 0x025352 options $2, $rep REP with it and $3"
 	if [ "$req" -lt 1 ] || [ "$rep" -lt 1 ]; then
