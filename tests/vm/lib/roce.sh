@@ -336,15 +336,18 @@ qp_retx() {
 # ece_rping SRV_NS CLI_NS SRV_IP SRV_DEV SRV_RETX CLI_DEV CLI_RETX: rping
 # through the RDMA CM (rping_run: every ping's bytes checked); while it
 # runs, rping's RC QP on SRV_DEV must say retx SRV_RETX and the one on
-# CLI_DEV CLI_RETX (sr, gbn; none for rdma_rxe's).
+# CLI_DEV CLI_RETX (sr, gbn; none for rdma_rxe's), as `softrdma qps`
+# says of the client's too.
 ece_rping() {
-	local sns=$1 cns=$2 ip=$3 sdev=$4 swant=$5 cdev=$6 cwant=$7 run i s='' c='' rc=0
+	local sns=$1 cns=$2 ip=$3 sdev=$4 swant=$5 cdev=$6 cwant=$7 run i s='' c='' cli='' rc=0
 	rping_run "$sns" "$cns" "$ip" "${ECE_PINGS:-200}" 64 >"$TEST_TMP"/ece-rping.log 2>&1 &
 	run=$!
 	for ((i = 0; i < 600; i++)); do
 		[ -n "$s" ] || s=$(qp_retx "$sdev" rping)
 		[ -n "$c" ] || c=$(qp_retx "$cdev" rping)
 		if [ -n "$s" ] && [ -n "$c" ]; then
+			# Our CLI says the same of the client's QP.
+			cli=$(softrdma qps "$cdev" | awk '$4 == "RC" && $5 == "RTS" && $NF == "rping" { print $6 }')
 			break
 		fi
 		kill -0 "$run" 2>/dev/null || break
@@ -356,6 +359,8 @@ ece_rping() {
 	[ $rc = 0 ] || { echo "rping failed"; return 1; }
 	[ "${s%% *}" = "$swant" ] || { echo "$sdev: want retx $swant"; return 1; }
 	[ "${c%% *}" = "$cwant" ] || { echo "$cdev: want retx $cwant"; return 1; }
+	echo "softrdma qps $cdev: RETX ${cli:-(none)}"
+	[ "$cwant" = none ] || [ "$cli" = "$cwant" ] || { echo "softrdma qps: want $cwant"; return 1; }
 }
 
 # cm_ece_wire PCAP REQ_ATTR REP_ATTR: the capture holds a CM REQ with our
