@@ -8,7 +8,7 @@
 # go-back-N on both.
 #
 # layers: stock debug
-# timeout: 240
+# timeout: 360
 test_cm_ece() {
 	rc_pair
 	tcpdump -i veth0 -w "$TEST_TMP"/cm.pcap udp port 4791 2>/dev/null &
