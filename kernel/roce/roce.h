@@ -451,6 +451,7 @@ struct softrdma_roce_qp {
 		u32 ooo_held;
 		u32 nak_behind;		/* kept since the gap's last NAK */
 	} resp;
+	u32 ece;	/* options agreed with the peer (SOFTRDMA_ECE_*) */
 };
 
 /*
