@@ -130,7 +130,8 @@ struct softrdma_cqe {
  * (accepted = local capabilities & requested options); 0 is IBTA
  * go-back-N, what a QP runs until options are set.
  *
- * SOFTRDMA_ECE_SR, bit 0: selective repeat with SACK NAKs.
+ * SOFTRDMA_ECE_SR, bit 0: selective repeat (the responder keeps what
+ * comes past a gap and NAKs the gap; the requester resends that alone).
  */
 #define SOFTRDMA_ECE_SR 0x1U
 
