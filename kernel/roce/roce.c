@@ -21,15 +21,15 @@ module_param_named(roce_gso, softrdma_roce_gso, bool, 0644);
 MODULE_PARM_DESC(roce_gso,
 		 "send a message's packets to a wire in UDP GSO skbs (default on)");
 
-static bool softrdma_roce_sr = true;
-module_param_named(roce_sr, softrdma_roce_sr, bool, 0644);
+static bool softrdma_roce_sr_offer = true;
+module_param_named(roce_sr, softrdma_roce_sr_offer, bool, 0644);
 MODULE_PARM_DESC(roce_sr,
 		 "offer selective repeat to RC peers through ECE (default on; off: go-back-N with every peer, for QPs connected from then on)");
 
 /* What softroce offers through ECE now. */
 static u32 softrdma_roce_ece_caps(void)
 {
-	return READ_ONCE(softrdma_roce_sr) ? SOFTRDMA_ECE_SR : 0;
+	return READ_ONCE(softrdma_roce_sr_offer) ? SOFTRDMA_ECE_SR : 0;
 }
 
 /*

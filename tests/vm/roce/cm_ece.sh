@@ -7,8 +7,8 @@
 # both QPs. With softrdma's roce_sr=0, the same connection runs
 # go-back-N on both.
 #
-# layers: stock debug
-# timeout: 360
+# layers: stock
+# timeout: 240
 test_cm_ece() {
 	rc_pair
 	tcpdump -i veth0 -w "$TEST_TMP"/cm.pcap udp port 4791 2>/dev/null &
