@@ -603,14 +603,19 @@ void softrdma_req_rtt_done(struct softrdma_qp *qp, u32 idx)
 void softrdma_req_arm_timer(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u64 rto = softrdma_req_rto_ns(qp);
 
 	/* timeout 0 means infinite. */
 	if (!qp->attrs.timeout || rqp->req.rnr_wait)
 		return;
-	/* A timer fires up to a jiffy early: two at least, or it does. */
+	/*
+	 * A timer fires up to a jiffy early: a measured timeout waits two
+	 * at least, or it fires before the round trip it was measured by.
+	 */
 	mod_timer(&rqp->req.timer, jiffies +
-		  max_t(unsigned long, 2,
-			nsecs_to_jiffies(softrdma_req_rto_ns(qp))));
+		  max_t(unsigned long,
+			rto < softrdma_req_ibta_ns(qp) ? 2 : 1,
+			nsecs_to_jiffies(rto)));
 }
 
 /*

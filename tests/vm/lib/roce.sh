@@ -340,16 +340,16 @@ qp_retx() {
 # says of the client's too.
 ece_rping() {
 	local sns=$1 cns=$2 ip=$3 sdev=$4 swant=$5 cdev=$6 cwant=$7 run i s='' c='' cli='' rc=0
-	rping_run "$sns" "$cns" "$ip" "${ECE_PINGS:-200}" 64 >"$TEST_TMP"/ece-rping.log 2>&1 &
+	rping_run "$sns" "$cns" "$ip" "${ECE_PINGS:-1000}" 64 >"$TEST_TMP"/ece-rping.log 2>&1 &
 	run=$!
 	for ((i = 0; i < 600; i++)); do
 		[ -n "$s" ] || s=$(qp_retx "$sdev" rping)
 		[ -n "$c" ] || c=$(qp_retx "$cdev" rping)
-		if [ -n "$s" ] && [ -n "$c" ]; then
-			# Our CLI says the same of the client's QP.
+		# Our CLI says the same of the client's QP (asked in the same
+		# pass: a short rping may be gone by the next).
+		[ -n "$cli" ] || [ "$cwant" = none ] ||
 			cli=$(softrdma qps "$cdev" | awk '$4 == "RC" && $5 == "RTS" && $NF == "rping" { print $6 }')
-			break
-		fi
+		[ -n "$s" ] && [ -n "$c" ] && { [ -n "$cli" ] || [ "$cwant" = none ]; } && break
 		kill -0 "$run" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -21,7 +21,7 @@ test_cm_ece() {
 	cm_ece_wire "$TEST_TMP"/cm.pcap 1 1 || return 1
 	echo "== roce_sr=0"
 	echo 0 >/sys/module/softrdma/parameters/roce_sr
-	ece_rping - b 10.0.0.1 sr0 gbn sr1 gbn
+	ece_rping b - 10.0.0.2 sr1 gbn sr0 gbn
 	local rc=$?
 	echo 1 >/sys/module/softrdma/parameters/roce_sr
 	return $rc
