@@ -49,6 +49,7 @@ struct sr_device {
 struct sr_context {
 	struct verbs_context vctx;
 	uint32_t transport;
+	uint32_t ece_caps;	/* SOFTRDMA_ECE_*; 0 from an older module */
 };
 
 struct sr_cq {
@@ -56,9 +57,18 @@ struct sr_cq {
 	struct softrdma_cq *core;
 };
 
+/*
+ * ECE (ibv_set_ece, ibv_query_ece; librdmacm calls them): options set
+ * wait in ece_pending for the next modify_qp, which gives them to the
+ * kernel; ece_accepted is what the kernel answered.
+ */
 struct sr_qp {
 	struct verbs_qp vqp;
 	struct softrdma_qp *core;
+	uint32_t ece_pending;
+	uint32_t ece_accepted;
+	bool ece_has_pending;
+	bool ece_set;
 };
 
 struct sr_srq {
@@ -71,6 +81,16 @@ struct sr_ah {
 	struct ibv_ah ibah;
 	uint32_t ah_num;
 };
+
+static struct sr_qp *to_sr_qp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct sr_qp, vqp.qp);
+}
+
+static struct sr_context *to_sr_ctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct sr_context, vctx.context);
+}
 
 static struct sr_cq *to_sr_cq(struct ibv_cq *ibcq)
 {
@@ -563,20 +583,119 @@ static int sr_destroy_qp(struct ibv_qp *ibqp)
 	return 0;
 }
 
+/* A modify_qp command and response with ours after uverbs' (ECE). */
+struct usr_modify_qp_cmd {
+	struct ibv_modify_qp_ex ibv_cmd;
+	struct softrdma_modify_qp_cmd drv;
+};
+static_assert(sizeof(struct usr_modify_qp_cmd) ==
+	      sizeof(struct ibv_modify_qp_ex) +
+	      sizeof(struct softrdma_modify_qp_cmd),
+	      "no padding in usr_modify_qp_cmd");
+SR_RESP(usr_modify_qp_resp, ib_uverbs_ex_modify_qp_resp,
+	softrdma_modify_qp_resp);
+
+/*
+ * Options set wait for a modify that keeps the QP going: one to RESET or
+ * ERR would have the kernel forget or refuse them.
+ */
+static bool sr_modify_takes_ece(const struct sr_qp *qp,
+				const struct ibv_qp_attr *attr, int attr_mask)
+{
+	if (!qp->ece_has_pending)
+		return false;
+	return !(attr_mask & IBV_QP_STATE) ||
+	       (attr->qp_state != IBV_QPS_RESET &&
+		attr->qp_state != IBV_QPS_ERR);
+}
+
+/* The modify, with the options set since the last one. */
+static int sr_modify_qp_ece(struct sr_qp *qp, struct ibv_qp_attr *attr,
+			    int attr_mask)
+{
+	struct usr_modify_qp_cmd cmd = {};
+	struct usr_modify_qp_resp resp = {};
+	int ret;
+
+	cmd.drv.comp_mask = SOFTRDMA_MODIFY_QP_ECE;
+	cmd.drv.ece_options = qp->ece_pending;
+	ret = ibv_cmd_modify_qp_ex(&qp->vqp.qp, attr, attr_mask, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		return ret;
+	qp->ece_accepted = resp.drv.ece_options;
+	qp->ece_set = true;
+	qp->ece_has_pending = false;
+	return 0;
+}
+
 static int sr_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			int attr_mask)
 {
+	struct sr_qp *qp = to_sr_qp(ibqp);
 	struct ibv_modify_qp cmd = {};
 	int ret;
 
-	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (sr_modify_takes_ece(qp, attr, attr_mask))
+		ret = sr_modify_qp_ece(qp, attr, attr_mask);
+	else
+		ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd,
+					sizeof(cmd));
 	if (!ret && (attr_mask & IBV_QP_STATE)) {
 		if (to_core_qp(ibqp))
 			softrdma_qp_set_state(to_core_qp(ibqp), attr->qp_state);
-		if (attr->qp_state == IBV_QPS_RESET)
+		if (attr->qp_state == IBV_QPS_RESET) {
+			/* The kernel's QP runs with no options again. */
+			qp->ece_set = false;
+			qp->ece_accepted = 0;
 			sr_qp_purge_cqs(ibqp->send_cq, ibqp->recv_cq, ibqp->qp_num);
+		}
 	}
 	return ret;
+}
+
+/*
+ * ibv_query_ece: our vendor id and, before any ibv_set_ece, what the
+ * device can agree on; after one, the options the QP takes (set, not yet
+ * given to the kernel) or took. A module without ECE (or softiwarp,
+ * whose connection manager carries none) has nothing to say.
+ */
+static int sr_query_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
+{
+	struct sr_context *ctx = to_sr_ctx(ibqp->context);
+	struct sr_qp *qp = to_sr_qp(ibqp);
+
+	if (!ctx->ece_caps)
+		return EOPNOTSUPP;
+	ece->vendor_id = SOFTRDMA_ECE_VENDOR_ID;
+	ece->comp_mask = 0;
+	if (qp->ece_has_pending)
+		ece->options = qp->ece_pending;
+	else if (qp->ece_set)
+		ece->options = qp->ece_accepted;
+	else
+		ece->options = ctx->ece_caps;
+	return 0;
+}
+
+/*
+ * ibv_set_ece: the options the peer asked for (or 0: go-back-N), for the
+ * next modify_qp; ours only, and only those the device has.
+ */
+static int sr_set_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
+{
+	struct sr_context *ctx = to_sr_ctx(ibqp->context);
+	struct sr_qp *qp = to_sr_qp(ibqp);
+
+	if (ece->comp_mask)
+		return EINVAL;
+	if (!ctx->ece_caps)
+		return EOPNOTSUPP;
+	if (ece->vendor_id != SOFTRDMA_ECE_VENDOR_ID)
+		return EINVAL;
+	qp->ece_pending = ece->options & ctx->ece_caps;
+	qp->ece_has_pending = true;
+	return 0;
 }
 
 static int sr_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -961,6 +1080,8 @@ static const struct verbs_context_ops sr_ctx_ops = {
 	.destroy_qp = sr_destroy_qp,
 	.modify_qp = sr_modify_qp,
 	.query_qp = sr_query_qp,
+	.query_ece = sr_query_ece,
+	.set_ece = sr_set_ece,
 	.post_send = sr_post_send,
 	.post_recv = sr_post_recv,
 	.create_srq = sr_create_srq,
@@ -1008,6 +1129,8 @@ static struct verbs_context *sr_alloc_context(struct ibv_device *ibdev,
 		goto err;
 	}
 	ctx->transport = resp.drv.transport;
+	/* 0 (resp zeroed) where the kernel wrote only the older fields. */
+	ctx->ece_caps = resp.drv.ece_caps;
 	verbs_set_ops(&ctx->vctx, &sr_ctx_ops);
 	return &ctx->vctx;
 

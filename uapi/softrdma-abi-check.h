@@ -31,8 +31,13 @@ static_assert(offsetof(struct softrdma_cqe, flags) == 36, "CQE flags");
 static_assert(offsetof(struct softrdma_cqe, pkey_index) == 40,
 	      "CQE pkey_index");
 static_assert(offsetof(struct softrdma_cqe, smac) == 48, "CQE smac");
-static_assert(sizeof(struct softrdma_alloc_ucontext_resp) == 16,
+static_assert(sizeof(struct softrdma_alloc_ucontext_resp) == 24,
 	      "ucontext response size");
+static_assert(offsetof(struct softrdma_alloc_ucontext_resp, ece_caps) ==
+	      SOFTRDMA_UCONTEXT_RESP_MIN, "ucontext ece_caps after the old end");
+static_assert(SOFTRDMA_ECE_VENDOR_ID > 0xffff &&
+	      SOFTRDMA_ECE_VENDOR_ID <= 0xffffff,
+	      "ECE vendor id: 24 bits, never a PCI vendor id");
 static_assert(sizeof(struct softrdma_create_cq_resp) == 24,
 	      "create_cq response size");
 static_assert(sizeof(struct softrdma_sge) == 16, "SGE size");
@@ -99,5 +104,11 @@ static_assert(sizeof(struct softrdma_create_srq_resp) == 24,
 	      "create_srq response size");
 static_assert(sizeof(struct softrdma_modify_srq_cmd) == 8,
 	      "modify_srq command size");
+static_assert(sizeof(struct softrdma_modify_qp_cmd) == 8,
+	      "modify_qp command size");
+static_assert(offsetof(struct softrdma_modify_qp_cmd, ece_options) == 4,
+	      "modify_qp command ece_options");
+static_assert(sizeof(struct softrdma_modify_qp_resp) == 8,
+	      "modify_qp response size");
 
 #endif /* SOFTRDMA_ABI_CHECK_H */

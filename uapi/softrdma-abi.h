@@ -113,13 +113,44 @@ struct softrdma_cqe {
  */
 #define SOFTRDMA_MAX_CQE 0x400000	/* 4M */
 
+/*
+ * Enhanced Connection Establishment (ECE): options two QPs agree on
+ * through the connection manager (the REQ's and REP's VendorID and the
+ * CM MAD's AttributeModifier carry them; librdmacm asks the provider by
+ * ibv_query_ece and tells it by ibv_set_ece). The CM fields hold 24 bits
+ * of vendor id: ours sits above 0xffff, in the locally administered OUI
+ * space (the U/L bit, 0x02 of the first octet, set), so it can never
+ * equal a PCI vendor id such as mlx5's 0x15b3. It is a convention, not a
+ * registered OUI.
+ */
+#define SOFTRDMA_ECE_VENDOR_ID 0x025352
+
+/*
+ * The options are capability bits: a QP runs with those both ends have
+ * (accepted = local capabilities & requested options); 0 is IBTA
+ * go-back-N, what a QP runs until options are set.
+ *
+ * SOFTRDMA_ECE_SR, bit 0: selective repeat (the responder keeps what
+ * comes past a gap and NAKs the gap; the requester resends that alone).
+ */
+#define SOFTRDMA_ECE_SR 0x1U
+
 /* Response of the ucontext allocation (driver data after the uverbs one). */
 struct softrdma_alloc_ucontext_resp {
 	__u32 abi_version;
 	__u32 transport;	/* enum softrdma_transport_id */
 	__u32 ring_hdr_size;
 	__u32 cqe_size;
+	/*
+	 * SOFTRDMA_ECE_* the device's QPs can agree on (0: no ECE). A
+	 * module that predates them writes only the fields above.
+	 */
+	__u32 ece_caps;
+	__u32 reserved;
 };
+
+/* The oldest softrdma_alloc_ucontext_resp a provider may ask for. */
+#define SOFTRDMA_UCONTEXT_RESP_MIN 16
 
 /* Response of CQ creation: where and how to map the CQ ring. */
 struct softrdma_create_cq_resp {
@@ -300,6 +331,29 @@ struct softrdma_create_srq_resp {
  */
 struct softrdma_modify_srq_cmd {
 	__aligned_u64 resp_addr;
+};
+
+/* Bits of softrdma_modify_qp_cmd.comp_mask. */
+enum softrdma_modify_qp_mask {
+	/* ece_options holds options to set (ibv_set_ece). */
+	SOFTRDMA_MODIFY_QP_ECE = 1 << 0,
+};
+
+/*
+ * The driver part of a modify_qp command (optional: a command without it
+ * changes no option). With SOFTRDMA_MODIFY_QP_ECE, the QP takes
+ * ece_options & its device's capabilities, allowed in RESET and INIT and
+ * on the move to RTR.
+ */
+struct softrdma_modify_qp_cmd {
+	__u32 comp_mask;	/* enum softrdma_modify_qp_mask */
+	__u32 ece_options;	/* SOFTRDMA_ECE_* */
+};
+
+/* The driver part of modify_qp's response: the options the QP runs with. */
+struct softrdma_modify_qp_resp {
+	__u32 ece_options;	/* SOFTRDMA_ECE_* */
+	__u32 reserved;
 };
 
 #endif /* SOFTRDMA_ABI_H */

@@ -200,6 +200,9 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_LOOP_MERGED] = { .name = "loop_merged_packets" },
 	[SOFTRDMA_CNT_GSO_MERGED] = { .name = "gso_merged_packets" },
 	[SOFTRDMA_CNT_RP_CNP_IGNORED] = { .name = "rp_cnp_ignored" },
+	[SOFTRDMA_CNT_SR_OOO_HELD] = { .name = "sr_ooo_held" },
+	[SOFTRDMA_CNT_SR_OOO_DROPS] = { .name = "sr_ooo_drops" },
+	[SOFTRDMA_CNT_SR_RETRANSMITS] = { .name = "sr_retransmits" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);

@@ -501,15 +501,57 @@ static void softrdma_apply_qp_attr(struct softrdma_qp *qp,
 	}
 }
 
+/*
+ * The driver part of a modify_qp command, if the process sent one
+ * (zeroes if not); -EOPNOTSUPP for what this module does not know.
+ */
+static int softrdma_modify_qp_cmd(struct ib_udata *udata,
+				  struct softrdma_modify_qp_cmd *cmd)
+{
+	int ret;
+
+	memset(cmd, 0, sizeof(*cmd));
+	if (!udata || udata->inlen < offsetofend(typeof(*cmd), ece_options))
+		return 0;
+	if (udata->inlen > sizeof(*cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(*cmd),
+				 udata->inlen - sizeof(*cmd)))
+		return -EOPNOTSUPP;
+	ret = ib_copy_from_udata(cmd, udata, sizeof(*cmd));
+	if (ret)
+		return ret;
+	if (cmd->comp_mask & ~SOFTRDMA_MODIFY_QP_ECE)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * ECE options from the process (ibv_set_ece, librdmacm): the QP runs
+ * with those its transport has too; -EINVAL for a change after RTR.
+ * Returns the options the QP runs with.
+ */
+static int softrdma_modify_qp_ece(struct softrdma_qp *qp, u32 options,
+				  enum ib_qp_state cur, enum ib_qp_state next)
+{
+	if (!qp->transport->set_ece)
+		return 0;
+	return qp->transport->set_ece(qp, options, cur, next);
+}
+
 int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		       struct ib_udata *udata)
 {
 	struct softrdma_qp *qp = to_sqp(ibqp);
+	struct softrdma_modify_qp_resp resp = {};
+	struct softrdma_modify_qp_cmd cmd;
 	enum ib_qp_state cur, next;
 	int ret;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
+	ret = softrdma_modify_qp_cmd(udata, &cmd);
+	if (ret)
+		return ret;
 
 	mutex_lock(&qp->state_lock);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
@@ -539,6 +581,13 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			ret = ret > 0 ? 0 : ret;
 			goto out;
 		}
+	}
+	if (cmd.comp_mask & SOFTRDMA_MODIFY_QP_ECE) {
+		ret = softrdma_modify_qp_ece(qp, cmd.ece_options, cur, next);
+		if (ret < 0)
+			goto out;
+		/* RESET forgets them (modify_locked). */
+		resp.ece_options = next == IB_QPS_RESET ? 0 : ret;
 	}
 	if (qp->transport->modify_attrs) {
 		ret = qp->transport->modify_attrs(qp, attr, mask);
@@ -582,6 +631,10 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	    qp->transport->qp_stop_sync)
 		qp->transport->qp_stop_sync(qp);
 	ret = 0;
+	/* The options the QP took, to a process that has room for them. */
+	if ((cmd.comp_mask & SOFTRDMA_MODIFY_QP_ECE) &&
+	    udata->outlen >= sizeof(resp))
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
 out:
 	mutex_unlock(&qp->state_lock);
 	return ret;

@@ -39,6 +39,12 @@ struct softrdma_transport {
 	 * softrdma_mr_get(), odp.c): ODP MRs are registered on it.
 	 */
 	bool odp;
+	/*
+	 * SOFTRDMA_ECE_* its QPs can agree on with their peers through the
+	 * connection manager (ECE), told to processes in their ucontext;
+	 * 0: none (iw_cm carries no ECE).
+	 */
+	u32 ece_caps;
 
 	/* Module load and unload; in table order, unwound in reverse. */
 	int (*init)(void);
@@ -97,6 +103,20 @@ struct softrdma_transport {
 			    int mask);
 	void (*modify_locked)(struct softrdma_qp *qp, int mask,
 			      enum ib_qp_state cur, enum ib_qp_state next);
+	/*
+	 * modify_qp with options from the process (ibv_set_ece), before
+	 * modify_attrs: the QP takes @options & the transport's current
+	 * capabilities; returns those (>= 0) or -EINVAL if they differ from
+	 * the QP's and the QP can no longer change them (past the move to
+	 * RTR). NULL: the QP runs with none.
+	 */
+	int (*set_ece)(struct softrdma_qp *qp, u32 options,
+		       enum ib_qp_state cur, enum ib_qp_state next);
+	/*
+	 * ece_caps less what a module parameter withdrew, as now (may be
+	 * NULL: ece_caps).
+	 */
+	u32 (*ece_caps_now)(void);
 };
 
 /* The descriptors, defined in kernel/roce/roce.c and kernel/iwarp/iwarp.c. */

@@ -14,16 +14,20 @@ static int softrdma_alloc_ucontext(struct ib_ucontext *ibuc,
 				   struct ib_udata *udata)
 {
 	struct softrdma_dev *sdev = to_sdev(ibuc->device);
+	const struct softrdma_transport *t = sdev->transport;
 	struct softrdma_alloc_ucontext_resp resp = {
 		.abi_version = SOFTRDMA_UVERBS_ABI_VERSION,
-		.transport = sdev->transport->abi_id,
+		.transport = t->abi_id,
 		.ring_hdr_size = SOFTRDMA_RING_HDR_SIZE,
 		.cqe_size = SOFTRDMA_CQE_SIZE,
+		.ece_caps = t->ece_caps_now ? t->ece_caps_now() : t->ece_caps,
 	};
 
-	if (udata->outlen < sizeof(resp))
+	/* A provider older than ece_caps asks for less: what it knows. */
+	if (udata->outlen < SOFTRDMA_UCONTEXT_RESP_MIN)
 		return -EINVAL;
-	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+	return ib_copy_to_udata(udata, &resp,
+				min_t(size_t, udata->outlen, sizeof(resp)));
 }
 
 static void softrdma_dealloc_ucontext(struct ib_ucontext *ibuc)

@@ -165,6 +165,8 @@ const struct softrdma_transport softrdma_iwarp_transport = {
 	.gid_tbl_len = 1,
 	.port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP,
 	.ip_gids = false,
+	/* iw_cm carries no ECE: QPs run as the verbs say, no options. */
+	.ece_caps = 0,
 
 	.init = softrdma_iwarp_init,
 	.exit = softrdma_iwarp_exit,

@@ -41,6 +41,7 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 		if (softrdma_psn_diff(s->last_psn, psn) > 0 ||
 		    softrdma_wr_is_rd_atomic(s->wqe.opcode))
 			break;
+		softrdma_req_rtt_done(qp, qp->req.comp_idx);
 		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 		qp->req.comp_idx++;
 		rqp->req.retries = 0;
@@ -61,6 +62,7 @@ static void softrdma_comp_rd_atomic_done(struct softrdma_qp *qp, u32 psn)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 
+	softrdma_req_rtt_done(qp, qp->req.comp_idx);
 	softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_SUCCESS);
 	qp->req.comp_idx++;
 	rqp->req.retries = 0;
@@ -164,10 +166,14 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			}
 			/*
 			 * The responder NAKs once until the gap fills, so a
-			 * new NAK means progress: restart at its PSN.
+			 * new NAK means progress: restart at its PSN, or,
+			 * with selective repeat, send just that one again.
 			 */
 			rqp->req.retries = 0;
-			softrdma_req_resend(qp, qp->req.comp_idx, psn);
+			if (softrdma_roce_sr(rqp))
+				softrdma_req_resend_one(qp, psn);
+			else
+				softrdma_req_resend(qp, qp->req.comp_idx, psn);
 			return;
 		}
 		softrdma_sq_complete(qp, qp->req.comp_idx,

@@ -221,7 +221,8 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 		    state == IB_QPS_SQD) &&
 		   !(op >= RC_READ_RESP_FIRST && op <= RC_ATOMIC_ACK)) {
 		if (!rqp->resp.rd_active && skb_queue_empty(&rqp->resp.backlog)) {
-			softrdma_resp_rcv(qp, skb);
+			if (softrdma_resp_rcv(qp, skb))
+				skb = NULL;	/* kept out of order */
 		} else if (skb_queue_len(&rqp->resp.backlog) <
 			   SOFTRDMA_RESP_BACKLOG) {
 			/* After the READ answer being sent: see the tasklet. */

@@ -3,7 +3,8 @@
  * The RC requester over RoCEv2 (IBTA Vol. 1 9.7.1-9.7.3, 9.7.6): takes
  * the WQEs the provider published off the send queue, cuts them into
  * packets and sends them within its window, and sends them again (go back
- * N) when the retransmission timer fires or the completer asks.
+ * N) when the retransmission timer fires or the completer asks; with
+ * selective repeat agreed, only the packet a NAK names.
  *
  * A UC QP's requester is the same without ACKs (9.8.2): SENDs and RDMA
  * WRITEs only, no window, no retransmission, and a WQE completes once
@@ -30,6 +31,10 @@
  */
 #define SOFTRDMA_REQ_WINDOW	256
 #define SOFTRDMA_REQ_ACK_EVERY	64
+/* The shortest measured retransmission timeout (selective repeat). */
+#define SOFTRDMA_RTO_MIN_US	1000
+/* The responder keeps, for selective repeat, whatever the window sends. */
+static_assert(SOFTRDMA_REQ_WINDOW <= SOFTRDMA_SR_WIN);
 
 static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
 {
@@ -545,18 +550,72 @@ static bool softrdma_req_partial(struct softrdma_qp *qp)
 	       rqp->req.tx_pkt < qp->swqe[last & (qp->sq.num_slots - 1)].npkts;
 }
 
+/* The IBTA's local ACK timeout, 4.096 us * 2^timeout, in ns. */
+static u64 softrdma_req_ibta_ns(struct softrdma_qp *qp)
+{
+	return 4096ULL << min_t(u8, qp->attrs.timeout, 31);
+}
+
+/*
+ * The retransmission timeout, in ns: the IBTA's; with selective repeat,
+ * once a round trip was measured, srtt + 4 rttvar (RFC 6298), at least
+ * SOFTRDMA_RTO_MIN_US, doubled per timeout since the last sample, never
+ * above the IBTA's.
+ */
+static u64 softrdma_req_rto_ns(struct softrdma_qp *qp)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u64 ibta = softrdma_req_ibta_ns(qp), rto;
+
+	if (!softrdma_roce_sr(rqp) || !rqp->req.srtt_us)
+		return ibta;
+	rto = rqp->req.srtt_us + 4ULL * rqp->req.rttvar_us;
+	rto = max_t(u64, rto, SOFTRDMA_RTO_MIN_US) * NSEC_PER_USEC;
+	return min(rto << rqp->req.rto_shift, ibta);
+}
+
+/*
+ * WQE @idx completed: if it was the one timed, a round trip measured
+ * (srtt and rttvar as RFC 6298 has them, in us).
+ */
+void softrdma_req_rtt_done(struct softrdma_qp *qp, u32 idx)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u32 rtt, err;
+
+	if (!rqp->req.rtt_open || idx != rqp->req.rtt_idx)
+		return;
+	rqp->req.rtt_open = false;
+	rtt = max_t(u64, 1, div_u64(ktime_get_ns() - rqp->req.rtt_t0,
+				    NSEC_PER_USEC));
+	rqp->req.rto_shift = 0;
+	if (!rqp->req.srtt_us) {
+		rqp->req.srtt_us = rtt;
+		rqp->req.rttvar_us = rtt / 2;
+		return;
+	}
+	err = abs((s32)(rqp->req.srtt_us - rtt));
+	rqp->req.rttvar_us = rqp->req.rttvar_us - rqp->req.rttvar_us / 4 +
+			     err / 4;
+	rqp->req.srtt_us = rqp->req.srtt_us - rqp->req.srtt_us / 8 + rtt / 8;
+}
+
 void softrdma_req_arm_timer(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u64 rto = softrdma_req_rto_ns(qp);
 
-	/* 4.096 us * 2^timeout; 0 means infinite. */
-	u8 t = qp->attrs.timeout;
-
-	if (!t || rqp->req.rnr_wait)
+	/* timeout 0 means infinite. */
+	if (!qp->attrs.timeout || rqp->req.rnr_wait)
 		return;
+	/*
+	 * A timer fires up to a jiffy early: a measured timeout waits two
+	 * at least, or it fires before the round trip it was measured by.
+	 */
 	mod_timer(&rqp->req.timer, jiffies +
-		  max_t(unsigned long, 1,
-			nsecs_to_jiffies(4096ULL << min_t(u8, t, 31))));
+		  max_t(unsigned long,
+			rto < softrdma_req_ibta_ns(qp) ? 2 : 1,
+			nsecs_to_jiffies(rto)));
 }
 
 /*
@@ -568,6 +627,7 @@ void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u32 idx, pkt;
 
+	rqp->req.rtt_open = false;	/* Karn: no sample across a resend */
 	for (idx = from; idx != qp->req.send_idx; idx++) {
 		struct softrdma_swqe *s =
 			&qp->swqe[idx & (qp->sq.num_slots - 1)];
@@ -592,6 +652,39 @@ void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 	}
 	if (qp->req.comp_idx != qp->req.send_idx)
 		softrdma_req_arm_timer(qp);
+}
+
+/*
+ * Selective repeat: the responder NAKed @psn, the first of a gap, and
+ * keeps what came after it; send that one packet again (a READ: its
+ * request, for the responses still missing).
+ */
+void softrdma_req_resend_one(struct softrdma_qp *qp, u32 psn)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u32 idx, pkt;
+
+	rqp->req.rtt_open = false;
+	for (idx = qp->req.comp_idx; idx != qp->req.send_idx; idx++) {
+		struct softrdma_swqe *s =
+			&qp->swqe[idx & (qp->sq.num_slots - 1)];
+
+		if (softrdma_psn_diff(psn, s->first_psn) < 0)
+			break;
+		if (softrdma_psn_diff(psn, s->last_psn) > 0)
+			continue;
+		pkt = softrdma_psn_diff(psn, s->first_psn);
+		if (s->wqe.opcode == IB_WR_RDMA_READ)
+			pkt = idx == qp->req.comp_idx ?
+			      rqp->req.read_off / softrdma_mtu(qp) : 0;
+		else if (idx + 1 == qp->req.send_idx &&
+			 pkt >= rqp->req.tx_pkt)
+			break;	/* not sent yet: req_run sends it */
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_SR_RETRANSMITS);
+		softrdma_req_xmit(qp, idx, pkt, 1);
+		break;
+	}
+	softrdma_req_arm_timer(qp);
 }
 
 void softrdma_req_timeout(struct timer_list *t)
@@ -622,14 +715,22 @@ void softrdma_req_timeout(struct timer_list *t)
 		softrdma_req_resend(qp, qp->req.comp_idx, rqp->req.rnr_psn);
 		goto out;
 	}
-	if (rqp->req.retries >= qp->attrs.retry_cnt) {
+	if (softrdma_req_rto_ns(qp) < softrdma_req_ibta_ns(qp)) {
+		/*
+		 * A measured timeout, shorter than the IBTA's: not one of
+		 * retry_cnt's, which still bound the time a QP tries.
+		 */
+		if (rqp->req.rto_shift < 24)
+			rqp->req.rto_shift++;
+	} else if (rqp->req.retries >= qp->attrs.retry_cnt) {
 		softrdma_sq_complete(qp, qp->req.comp_idx,
 				     IB_WC_RETRY_EXC_ERR);
 		qp->req.comp_idx++;
 		softrdma_roce_qp_fail(qp);
 		goto out;
+	} else {
+		rqp->req.retries++;
 	}
-	rqp->req.retries++;
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_RETRANSMITS);
 	softrdma_req_resend(qp, qp->req.comp_idx, softrdma_req_una(qp));
 out:
@@ -886,10 +987,17 @@ again:
 			}
 			sent = true;
 			rqp->req.tx_pkt = pkt + n;
-			if (s->wqe.opcode == IB_WR_RDMA_READ) {
+			if (s->wqe.opcode == IB_WR_RDMA_READ)
 				rqp->req.tx_pkt = s->npkts;
-				break;
+			if (rqp->req.tx_pkt == s->npkts &&
+			    !rqp->req.rtt_open && softrdma_roce_sr(rqp)) {
+				/* Time it, from its last packet on. */
+				rqp->req.rtt_open = true;
+				rqp->req.rtt_idx = idx;
+				rqp->req.rtt_t0 = ktime_get_ns();
 			}
+			if (s->wqe.opcode == IB_WR_RDMA_READ)
+				break;
 		}
 		/* UC: sent is done (9.8.2); in order, as all before it are. */
 		if (qp->ibqp.qp_type == IB_QPT_UC &&

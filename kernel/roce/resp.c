@@ -765,21 +765,160 @@ nak_op:
 }
 
 /*
- * A request for @qp; @skb->data is its BTH (an XRC request's XRCETH taken
- * off, its XRC SRQ number in the skb's cb: recv.c). Caller holds qp->lock.
+ * Selective repeat: keep @skb, a request for PSN @psn past the gap at
+ * epsn, until the gap fills. False: not kept (a duplicate of one kept, or
+ * no memory); the caller drops it. Nothing kept is dropped later but by a
+ * QP that stops: the requester may count on what a later ACK covers.
  */
-void softrdma_resp_rcv(struct softrdma_qp *qp, struct sk_buff *skb)
+static bool softrdma_resp_sr_hold(struct softrdma_roce_qp *rqp,
+				  struct sk_buff *skb, u32 psn)
 {
+	struct sk_buff **slot;
+
+	if (!rqp->resp.ooo) {
+		rqp->resp.ooo = kcalloc(SOFTRDMA_SR_WIN, sizeof(*rqp->resp.ooo),
+					GFP_ATOMIC);
+		if (!rqp->resp.ooo)
+			return false;
+	}
+	slot = &rqp->resp.ooo[psn % SOFTRDMA_SR_WIN];
+	if (*slot) {
+		if (softrdma_bth_psn((struct softrdma_bth *)(*slot)->data) ==
+		    psn)
+			return false;
+		/* One from before epsn that nothing took: stale. */
+		kfree_skb(*slot);
+		rqp->resp.ooo_held--;
+	}
+	*slot = skb;
+	rqp->resp.ooo_held++;
+	return true;
+}
+
+/*
+ * The request kept for @psn, if any. (2^24 PSNs are a multiple of the
+ * window, so a slot's PSN is the same one across the wrap; another PSN
+ * in the slot is behind epsn, stale, and freed.)
+ */
+static struct sk_buff *softrdma_resp_sr_take(struct softrdma_roce_qp *rqp,
+					     u32 psn)
+{
+	struct sk_buff **slot = &rqp->resp.ooo[psn % SOFTRDMA_SR_WIN];
+	struct sk_buff *skb = *slot;
+
+	if (!skb)
+		return NULL;
+	*slot = NULL;
+	rqp->resp.ooo_held--;
+	if (softrdma_bth_psn((struct softrdma_bth *)skb->data) == psn)
+		return skb;
+	kfree_skb(skb);
+	return NULL;
+}
+
+/*
+ * A request, in order or not; @skb->data is its BTH (an XRC request's
+ * XRCETH taken off, its XRC SRQ number in the skb's cb: recv.c). True:
+ * kept out of order (selective repeat), no longer the caller's.
+ */
+static bool softrdma_resp_one(struct softrdma_qp *qp, struct sk_buff *skb)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u32 psn = softrdma_bth_psn((struct softrdma_bth *)skb->data);
+	s32 d = softrdma_psn_diff(psn, rqp->resp.epsn);
+	u32 n;
+
+	if (d > 0 && softrdma_roce_sr(rqp)) {
+		bool kept = d < SOFTRDMA_SR_WIN &&
+			    softrdma_resp_sr_hold(rqp, skb, psn);
+
+		softrdma_count(qp->sdev, kept ? SOFTRDMA_CNT_SR_OOO_HELD :
+						SOFTRDMA_CNT_SR_OOO_DROPS);
+		/*
+		 * A NAK, or the packet it asked for, may be lost too: NAK
+		 * the same gap again after SOFTRDMA_SR_RENAK more arrived
+		 * behind it, not a retransmission timeout later.
+		 */
+		if (!rqp->resp.nak_sent ||
+		    ++rqp->resp.nak_behind >= SOFTRDMA_SR_RENAK) {
+			rqp->resp.nak_behind = 0;
+			rqp->resp.nak_sent = true;
+			softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
+			softrdma_resp_ack(qp, rqp->resp.epsn,
+					  SOFTRDMA_NAK_PSN_SEQ);
+		}
+		return kept;
+	}
 	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
 		softrdma_resp_request(qp, skb);
-		return;
+	} else {
+		/* The SRQ is used under RCU only: see softrdma_xrc_srq_del(). */
+		rcu_read_lock();
+		softrdma_xrc_srq_get(qp, SOFTRDMA_ROCE_CB(skb)->xrc_srqn);
+		softrdma_resp_request(qp, skb);
+		softrdma_xrc_srq_put(qp);
+		rcu_read_unlock();
 	}
-	/* The SRQ is used under RCU only: see softrdma_xrc_srq_del(). */
-	rcu_read_lock();
-	softrdma_xrc_srq_get(qp, SOFTRDMA_ROCE_CB(skb)->xrc_srqn);
-	softrdma_resp_request(qp, skb);
-	softrdma_xrc_srq_put(qp);
-	rcu_read_unlock();
+	/*
+	 * What a request of several PSNs (a READ's) covered cannot come
+	 * as a request of its own: anything kept there is stale.
+	 */
+	if (d || !rqp->resp.ooo_held)
+		return false;
+	n = min_t(u32, softrdma_psn_diff(rqp->resp.epsn, psn), SOFTRDMA_SR_WIN);
+	while (n-- > 1) {
+		psn = softrdma_psn_add(psn, 1);
+		kfree_skb(softrdma_resp_sr_take(rqp, psn));
+	}
+	return false;
+}
+
+/*
+ * Selective repeat, after a request in order: the requests kept that now
+ * follow go where they would have gone; then a NAK of the next gap if
+ * more are kept behind it, else an ACK of all.
+ */
+static void softrdma_resp_sr_drain(struct softrdma_qp *qp)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	struct sk_buff *skb;
+	bool drained = false;
+
+	while (rqp->resp.ooo_held && !rqp->resp.rd_active &&
+	       (skb = softrdma_resp_sr_take(rqp, rqp->resp.epsn))) {
+		softrdma_resp_one(qp, skb);
+		consume_skb(skb);
+		drained = true;
+	}
+	/*
+	 * nak_sent is clear once a request came in order since the last
+	 * NAK: a gap at epsn with requests kept behind it is a new one.
+	 */
+	if (rqp->resp.rd_active || rqp->resp.nak_sent ||
+	    READ_ONCE(qp->state) == IB_QPS_ERR)
+		return;
+	if (rqp->resp.ooo_held) {
+		rqp->resp.nak_sent = true;
+		rqp->resp.nak_behind = 0;
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
+		softrdma_resp_ack(qp, rqp->resp.epsn, SOFTRDMA_NAK_PSN_SEQ);
+	} else if (drained) {
+		softrdma_resp_ack_later(qp, softrdma_psn_add(rqp->resp.epsn,
+							     SOFTRDMA_PSN_MASK));
+	}
+}
+
+/*
+ * A request for @qp; @skb->data is its BTH (see softrdma_resp_one()).
+ * Caller holds qp->lock. True: @skb was kept, no longer the caller's.
+ */
+bool softrdma_resp_rcv(struct softrdma_qp *qp, struct sk_buff *skb)
+{
+	if (softrdma_resp_one(qp, skb))
+		return true;
+	if (to_rqp(qp)->resp.ooo_held)
+		softrdma_resp_sr_drain(qp);
+	return false;
 }
 
 /*
@@ -804,10 +943,13 @@ void softrdma_resp_tasklet(struct tasklet_struct *t)
 	}
 	if (rqp->resp.rd_active)
 		softrdma_resp_read_more(qp);
+	/* Kept requests next in order came before those waiting here. */
+	if (rqp->resp.ooo_held)
+		softrdma_resp_sr_drain(qp);
 	while (!rqp->resp.rd_active &&
 	       (skb = __skb_dequeue(&rqp->resp.backlog))) {
-		softrdma_resp_rcv(qp, skb);
-		kfree_skb(skb);
+		if (!softrdma_resp_rcv(qp, skb))
+			kfree_skb(skb);
 	}
 	if (rqp->resp.rd_active)
 		tasklet_schedule(t);
@@ -822,11 +964,12 @@ out:
  * @qp: a QP leaving the receiving states; qp->lock held
  *
  * The READ answer being sent stops (its MR is let go), waiting requests
- * are dropped, and no ACK is due any more.
+ * and those kept out of order are dropped, and no ACK is due any more.
  */
 void softrdma_resp_stop(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u32 i;
 
 	rqp->resp.rd_active = false;
 	if (rqp->resp.rd_mr)
@@ -834,4 +977,11 @@ void softrdma_resp_stop(struct softrdma_qp *qp)
 	rqp->resp.rd_mr = NULL;
 	__skb_queue_purge(&rqp->resp.backlog);
 	rqp->resp.ack_pending = false;
+	for (i = 0; rqp->resp.ooo_held && i < SOFTRDMA_SR_WIN; i++) {
+		if (!rqp->resp.ooo[i])
+			continue;
+		kfree_skb(rqp->resp.ooo[i]);
+		rqp->resp.ooo[i] = NULL;
+		rqp->resp.ooo_held--;
+	}
 }

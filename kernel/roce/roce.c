@@ -8,7 +8,10 @@
 #include <linux/hash.h>
 #include <linux/moduleparam.h>
 #include <net/ipv6.h>
+#include <net/netlink.h>
 #include <rdma/ib_mad.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
 
 #include "softrdma.h"
 #include "roce.h"
@@ -17,6 +20,61 @@ bool softrdma_roce_gso = true;
 module_param_named(roce_gso, softrdma_roce_gso, bool, 0644);
 MODULE_PARM_DESC(roce_gso,
 		 "send a message's packets to a wire in UDP GSO skbs (default on)");
+
+static bool softrdma_roce_sr_offer = true;
+module_param_named(roce_sr, softrdma_roce_sr_offer, bool, 0644);
+MODULE_PARM_DESC(roce_sr,
+		 "offer selective repeat to RC peers through ECE (default on; off: go-back-N with every peer, for QPs connected from then on)");
+
+/* What softroce offers through ECE now. */
+static u32 softrdma_roce_ece_caps(void)
+{
+	return READ_ONCE(softrdma_roce_sr_offer) ? SOFTRDMA_ECE_SR : 0;
+}
+
+/*
+ * Options from the process for its QP (ibv_set_ece, by itself or through
+ * librdmacm: kernel/core/qp.c). The QP runs with those it has too: none
+ * but on a connected QP. They can change in RESET and INIT and on the
+ * move to RTR only, while neither end sends yet; RESET forgets them.
+ */
+static int softrdma_roce_set_ece(struct softrdma_qp *qp, u32 options,
+				 enum ib_qp_state cur, enum ib_qp_state next)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u32 accepted = options & softrdma_roce_ece_caps();
+
+	if (softrdma_qp_is_ud(qp) || qp->ibqp.qp_type == IB_QPT_UC)
+		accepted = 0;
+	if (accepted == rqp->ece)
+		return accepted;
+	if (cur != IB_QPS_RESET && cur != IB_QPS_INIT && next != IB_QPS_RTR)
+		return -EINVAL;
+	WRITE_ONCE(rqp->ece, accepted);
+	return accepted;
+}
+
+/*
+ * rdma -dd res show qp: how the QP retransmits, and the options agreed
+ * (driver attributes, in the nest of their own the tools look for).
+ */
+static int softrdma_roce_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	u32 ece = READ_ONCE(to_rqp(to_sqp(ibqp))->ece);
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_string(msg, "retx",
+				      ece & SOFTRDMA_ECE_SR ? "sr" : "gbn") ||
+	    rdma_nl_put_driver_u32_hex(msg, "ece", ece)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
 
 static int softrdma_roce_port_immutable(struct ib_device *ibdev, u32 port,
 					struct ib_port_immutable *immutable)
@@ -40,6 +98,7 @@ static const struct ib_device_ops softrdma_roce_ops = {
 	.detach_mcast = softrdma_detach_mcast,
 	.alloc_xrcd = softrdma_alloc_xrcd,
 	.dealloc_xrcd = softrdma_dealloc_xrcd,
+	.fill_res_qp_entry = softrdma_roce_fill_res_qp,
 
 	INIT_RDMA_OBJ_SIZE(ib_mw, softrdma_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_xrcd, softrdma_xrcd, ibxrcd),
@@ -152,10 +211,17 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 		rqp->req.read_off = 0;
 		rqp->req.rd_atomic = 0;
 		rqp->req.rnr_wait = false;
+		rqp->req.rtt_open = false;
+		rqp->req.rto_shift = 0;
+		rqp->req.srtt_us = 0;
+		rqp->req.rttvar_us = 0;
 	}
 	if ((next == IB_QPS_ERR || next == IB_QPS_RESET) &&
 	    (cur == IB_QPS_RTR || cur == IB_QPS_RTS || cur == IB_QPS_SQD))
 		softrdma_resp_flush_ack(qp);
+	/* A QP made anew agrees anew: go-back-N until then. */
+	if (next == IB_QPS_RESET)
+		WRITE_ONCE(rqp->ece, 0);
 }
 
 /* The requester of the QP's service. */
@@ -225,6 +291,8 @@ static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
 	timer_delete_sync(&rqp->req.timer);
 	tasklet_kill(&rqp->resp.tasklet);
 	softrdma_resp_stop(qp);
+	kfree(rqp->resp.ooo);
+	rqp->resp.ooo = NULL;
 	softrdma_qp_shadow_free(qp);
 	dst_cache_destroy(&rqp->dst_cache);
 	/* Cleanup may run twice (after a failed init too): destroy once. */
@@ -246,6 +314,8 @@ const struct softrdma_transport softrdma_roce_transport = {
 	.ud_create_flags = IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK,
 	/* ODP MRs: req.c, comp.c and resp.c wait for their pages. */
 	.odp = true,
+	/* Selective repeat with peers that have it too (roce_sr). */
+	.ece_caps = SOFTRDMA_ECE_SR,
 
 	.init = softrdma_roce_init,
 	.exit = softrdma_roce_exit,
@@ -264,4 +334,6 @@ const struct softrdma_transport softrdma_roce_transport = {
 	.qp_stop_sync = softrdma_roce_qp_stop_sync,
 	.modify_attrs = softrdma_roce_modify_attrs,
 	.modify_locked = softrdma_roce_modify_locked,
+	.set_ece = softrdma_roce_set_ece,
+	.ece_caps_now = softrdma_roce_ece_caps,
 };

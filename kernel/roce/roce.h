@@ -401,6 +401,17 @@ struct softrdma_roce_qp {
 		bool looped;		/* the last packet took the loop */
 		u8 retries;
 		u8 rnr_retries;
+		/*
+		 * Selective repeat's retransmission timeout (RFC 6298): one
+		 * WQE timed at a time, from its last packet's first sending
+		 * to its completion; srtt_us 0: no sample yet.
+		 */
+		bool rtt_open;
+		u8 rto_shift;		/* timeouts since the last sample */
+		u32 rtt_idx;
+		u64 rtt_t0;
+		u32 srtt_us;
+		u32 rttvar_us;
 		struct timer_list timer;
 	} req;
 	struct {
@@ -432,8 +443,31 @@ struct softrdma_roce_qp {
 		u32 ack_psn;
 		bool rd_active;
 		bool ack_pending;
+		/*
+		 * Selective repeat: requests that came ahead of epsn, by PSN
+		 * modulo SOFTRDMA_SR_WIN (allocated when the first comes).
+		 */
+		struct sk_buff **ooo;
+		u32 ooo_held;
+		u32 nak_behind;		/* kept since the gap's last NAK */
 	} resp;
+	u32 ece;	/* options agreed with the peer (SOFTRDMA_ECE_*) */
 };
+
+/*
+ * Selective repeat (when both ends agreed on SOFTRDMA_ECE_SR): the
+ * responder keeps requests that arrive past a gap, up to this many PSNs
+ * ahead of the one it expects, and NAKs each gap's first PSN; the
+ * requester sends that packet alone again, not every one after it.
+ */
+#define SOFTRDMA_SR_WIN		256
+/* Requests kept behind a gap before it is NAKed again. */
+#define SOFTRDMA_SR_RENAK	32
+
+static inline bool softrdma_roce_sr(const struct softrdma_roce_qp *rqp)
+{
+	return rqp->ece & SOFTRDMA_ECE_SR;
+}
 
 static inline struct softrdma_roce_qp *to_rqp(struct softrdma_qp *qp)
 {
@@ -517,7 +551,9 @@ bool softrdma_req_pending(struct softrdma_qp *qp);
 void softrdma_req_sqd_check(struct softrdma_qp *qp);
 u32 softrdma_req_una(struct softrdma_qp *qp);
 void softrdma_req_arm_timer(struct softrdma_qp *qp);
+void softrdma_req_rtt_done(struct softrdma_qp *qp, u32 idx);
 void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn);
+void softrdma_req_resend_one(struct softrdma_qp *qp, u32 psn);
 void softrdma_req_timeout(struct timer_list *t);
 
 /* comp.c: the completer */
@@ -525,7 +561,7 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,
 		       u8 *p, u32 paylen);
 
 /* resp.c: the responder */
-void softrdma_resp_rcv(struct softrdma_qp *qp, struct sk_buff *skb);
+bool softrdma_resp_rcv(struct softrdma_qp *qp, struct sk_buff *skb);
 void softrdma_resp_tasklet(struct tasklet_struct *t);
 void softrdma_resp_stop(struct softrdma_qp *qp);
 void softrdma_resp_flush_ack(struct softrdma_qp *qp);

@@ -67,6 +67,7 @@ std::vector<nldev::Qp> sample_qps()
 	gsi.state = 3;
 	gsi.sq_psn = 0;
 	gsi.kern_name = "ib_core";
+	gsi.retx = "gbn";
 	nldev::Qp rc;
 	rc.device = 0;
 	rc.device_name = "sr1";
@@ -79,6 +80,7 @@ std::vector<nldev::Qp> sample_qps()
 	rc.state = 3;
 	rc.pid = 4242;
 	rc.comm = "say \"hi\"";
+	rc.retx = "sr";
 	nldev::Qp fresh;
 	fresh.device = 1;
 	fresh.device_name = "si0";
@@ -176,10 +178,10 @@ TEST(FormatLinks, Json)
 TEST(FormatQps, Text)
 {
 	EXPECT_EQ(fmt::qps(sample_qps(), false),
-		  "LINK   LQPN  RQPN  TYPE  STATE  PID   COMM\n"
-		  "sr1/1  1     -     GSI   RTS    -     [ib_core]\n"
-		  "sr1/1  17    18    RC    RTS    4242  say \"hi\"\n"
-		  "si0/-  5     -     RC    RESET  77    -\n");
+		  "LINK   LQPN  RQPN  TYPE  STATE  RETX  PID   COMM\n"
+		  "sr1/1  1     -     GSI   RTS    gbn   -     [ib_core]\n"
+		  "sr1/1  17    18    RC    RTS    sr    4242  say \"hi\"\n"
+		  "si0/-  5     -     RC    RESET  -     77    -\n");
 }
 
 TEST(FormatQps, Json)
@@ -200,6 +202,8 @@ TEST(FormatQps, Json)
 	EXPECT_EQ(v[1]["pid"].text, "4242");
 	EXPECT_EQ(v[1]["comm"].text, "say \"hi\"");
 	EXPECT_FALSE(v[1]["kernel"].b);
+	EXPECT_EQ(v[1]["retx"].text, "sr");
+	EXPECT_TRUE(v[2]["retx"].is_null());
 	EXPECT_TRUE(v[2]["port"].is_null());
 	EXPECT_TRUE(v[2]["comm"].is_null());
 	EXPECT_EQ(v[2]["index"].text, "1");

@@ -230,8 +230,16 @@ TEST(NldevParse, QpsOfOneDumpMessage)
 		.u32(RDMA_NLDEV_ATTR_RES_SQ_PSN, 0x123456)
 		.u8(RDMA_NLDEV_ATTR_RES_PATH_MIG_STATE, 0)
 		.u8(RDMA_NLDEV_ATTR_RES_TYPE, kQptRc)
-		.u8(RDMA_NLDEV_ATTR_RES_STATE, kQpsRts)
+		.u8(RDMA_NLDEV_ATTR_RES_STATE, kQpsRts);
+	// softroce's driver attributes: "ece" 0x1 (u32, hex), "retx" "sr".
+	b.nest(RDMA_NLDEV_ATTR_DRIVER)
+		.str(RDMA_NLDEV_ATTR_DRIVER_STRING, "ece")
+		.u8(RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE, RDMA_NLDEV_PRINT_TYPE_HEX)
+		.u32(RDMA_NLDEV_ATTR_DRIVER_U32, 1)
+		.str(RDMA_NLDEV_ATTR_DRIVER_STRING, "retx")
+		.str(RDMA_NLDEV_ATTR_DRIVER_STRING, "sr")
 		.end();
+	b.end();
 	// A QP that has no port yet (just created).
 	b.nest(RDMA_NLDEV_ATTR_RES_QP_ENTRY)
 		.u32(RDMA_NLDEV_ATTR_RES_LQPN, 19)
@@ -257,6 +265,8 @@ TEST(NldevParse, QpsOfOneDumpMessage)
 	EXPECT_EQ(qps[1].pid, 4242U);
 	EXPECT_EQ(nldev::qp_type_name(qps[1].type), "RC");
 	EXPECT_EQ(nldev::qp_state_name(qps[1].state), "RTS");
+	EXPECT_EQ(qps[1].retx, "sr");
+	EXPECT_TRUE(qps[0].retx.empty());
 	EXPECT_FALSE(qps[2].port.has_value());
 	EXPECT_FALSE(qps[2].rqpn.has_value());
 	EXPECT_EQ(nldev::qp_state_name(qps[2].state), "INIT");

@@ -21,6 +21,9 @@
 //                  QP's rnr_retry is 7, infinite, so it must succeed)
 //   --no-err       skip the remote access error check (a lost NAK turns it
 //                  into a retry-exceeded error, rightly)
+//   --sr           agree on selective repeat with ibv_set_ece on both QPs
+//                  (what the RDMA CM does for its connections), checked
+//                  with ibv_query_ece once they are connected
 //
 // API options (combine with each other and with the above):
 //   --wr           post every send through the ibv_wr_* API (ibv_qp_ex),
@@ -72,6 +75,7 @@ struct Options {
 	bool cq_ex = false;	// poll with ibv_start_poll & co
 	bool list = false;	// a burst is one ibv_post_send
 	bool uc = false;	// UC QPs and uc_run
+	bool sr = false;	// ibv_set_ece: selective repeat
 };
 
 Options opt;
@@ -110,6 +114,10 @@ bool parse_options(int argc, char **argv)
 		}
 		if (o == "--uc") {
 			opt.uc = true;
+			continue;
+		}
+		if (o == "--sr") {
+			opt.sr = true;
 			continue;
 		}
 		if (i + 1 >= argc)
@@ -326,6 +334,16 @@ bool connect(Side &s, const Side &peer, std::uint32_t my_psn, std::uint32_t peer
 	if (ibv_modify_qp(s.qp, &a,
 			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		return false;
+	// Selective repeat, bit 0 of softrdma's options: asked for on both
+	// QPs, as librdmacm does from the CM's REQ and REP.
+	if (opt.sr) {
+		ibv_ece e{};
+		if (ibv_query_ece(s.qp, &e) || !(e.options & 1U))
+			return false;
+		e.options = 1U;
+		if (ibv_set_ece(s.qp, &e))
+			return false;
+	}
 	a = {};
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = opt.mtu;
@@ -349,9 +367,16 @@ bool connect(Side &s, const Side &peer, std::uint32_t my_psn, std::uint32_t peer
 	a.retry_cnt = opt.retry;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 4;
-	return ibv_modify_qp(s.qp, &a,
-			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) == 0;
+	if (ibv_modify_qp(s.qp, &a,
+			  IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		return false;
+	if (opt.sr) {
+		ibv_ece e{};
+		check(ibv_query_ece(s.qp, &e) == 0 && e.options == 1U,
+		      "the QP runs selective repeat (ibv_query_ece)");
+	}
+	return true;
 }
 
 // The completion an extended poll is at, as an ibv_wc.

@@ -122,17 +122,23 @@ std::string qps(const std::vector<nldev::Qp> &qps, bool json)
 			else
 				w.null();
 			w.key("kernel").boolean(!q.kern_name.empty());
+			w.key("retx");
+			if (q.retx.empty())
+				w.null();
+			else
+				w.value(q.retx);
 			w.end_object();
 		}
 		w.end_array();
 		return w.str();
 	}
 	std::vector<std::vector<std::string>> rows{
-		{"LINK", "LQPN", "RQPN", "TYPE", "STATE", "PID", "COMM"}};
+		{"LINK", "LQPN", "RQPN", "TYPE", "STATE", "RETX", "PID", "COMM"}};
 	for (const auto &q : qps)
 		rows.push_back({link_name(q.device_name, q.port), std::to_string(q.lqpn),
 				or_dash(q.rqpn), nldev::qp_type_name(q.type),
-				nldev::qp_state_name(q.state), or_dash(q.pid), comm_of(q)});
+				nldev::qp_state_name(q.state), or_dash(q.retx), or_dash(q.pid),
+				comm_of(q)});
 	return table(rows);
 }
 

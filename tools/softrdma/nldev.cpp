@@ -9,7 +9,9 @@
 #include <array>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <span>
+#include <string_view>
 
 namespace softrdma::nldev {
 
@@ -46,6 +48,7 @@ constexpr std::array<nla_policy, RDMA_NLDEV_ATTR_MAX> make_policy()
 			    RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME})
 		set(a, NLA_STRING, 1);
 	for (const int a : {RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY,
+			    RDMA_NLDEV_ATTR_DRIVER,
 			    RDMA_NLDEV_ATTR_STAT_HWCOUNTERS,
 			    RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY})
 		set(a, NLA_NESTED);
@@ -232,6 +235,43 @@ Chardev parse_chardev(const nlmsghdr &nlh)
 	return c;
 }
 
+namespace {
+
+// The string value of the driver attribute called name in a driver nest
+// (RDMA_NLDEV_ATTR_DRIVER): each is its name (a DRIVER_STRING), maybe a
+// print type, then its value (a DRIVER_STRING, _S32, _U32, _S64 or _U64).
+std::string driver_string(nlattr *nest, std::string_view name)
+{
+	std::optional<std::string_view> key;
+	int rem = nla_len(nest);
+	for (auto *pos = static_cast<nlattr *>(nla_data(nest)); nla_ok(pos, rem);
+	     pos = nla_next(pos, &rem)) {
+		const int type = nla_type(pos);
+		if (type == RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE)
+			continue;
+		if (type != RDMA_NLDEV_ATTR_DRIVER_STRING) {
+			key.reset(); // a number: the value of the pending name
+			continue;
+		}
+		// Strings the kernel sends end in their NUL; take no other.
+		const auto *p = static_cast<const char *>(nla_data(pos));
+		const auto len = static_cast<std::size_t>(nla_len(pos));
+		if (len == 0 || p[len - 1] != '\0')
+			return {};
+		const std::string_view v(p, len - 1);
+		if (!key) {
+			key = v;
+			continue;
+		}
+		if (*key == name)
+			return std::string(v);
+		key.reset();
+	}
+	return {};
+}
+
+} // namespace
+
 std::vector<Qp> parse_qps(const nlmsghdr &nlh)
 {
 	const Table tb = attrs_of(nlh, RDMA_NLDEV_CMD_RES_QP_GET);
@@ -255,6 +295,8 @@ std::vector<Qp> parse_qps(const nlmsghdr &nlh)
 			       q.pid = opt_u32(e, RDMA_NLDEV_ATTR_RES_PID);
 			       if (const nlattr *a = get(e, RDMA_NLDEV_ATTR_RES_KERN_NAME))
 				       q.kern_name = str(a);
+			       if (nlattr *a = get(e, RDMA_NLDEV_ATTR_DRIVER))
+				       q.retx = driver_string(a, "retx");
 			       out.push_back(std::move(q));
 		       });
 	return out;

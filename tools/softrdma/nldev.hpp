@@ -102,6 +102,9 @@ struct Qp {
 	std::optional<std::uint32_t> pid;    // a process's QP
 	std::string kern_name;		     // a kernel QP's owner
 	std::string comm;		     // filled by the caller from pid
+	// softroce's driver attribute "retx": sr (selective repeat agreed
+	// by ECE) or gbn; empty where the driver does not say.
+	std::string retx;
 };
 
 // RDMA_NLDEV_CMD_STAT_GET of a port: its hardware counters in the order

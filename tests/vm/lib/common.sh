@@ -36,10 +36,11 @@ CMTEST=$REPO/build/user/verbs_cm
 KEYTEST=$REPO/build/user/verbs_keys
 RESTATE=$REPO/build/user/verbs_restate
 XRCTEST=$REPO/build/user/verbs_xrc
+ECETEST=$REPO/build/user/verbs_ece
 PERF=$REPO/tests/vm/perftest.sh
 # For the tests and helpers sourced with this file (and their children).
 export P_RPING P_AUX P_AUX2 P_IWCONF P_UCMA P_PINGPONG P_SENDBW
-export SMOKE QPTEST RCTEST IWTEST IWEXT ATOMIC MWTEST SRQTEST UDTEST EXTRAS FLUSHTEST CMTEST KEYTEST RESTATE XRCTEST PERF
+export SMOKE QPTEST RCTEST IWTEST IWEXT ATOMIC MWTEST SRQTEST UDTEST EXTRAS FLUSHTEST CMTEST KEYTEST RESTATE XRCTEST ECETEST PERF
 
 # wait_listen NS PORT: wait up to 20 s until a TCP socket listens on PORT
 # in netns NS ("-" for the initial one): the pingpong servers, and rdma_cm

@@ -307,3 +307,78 @@ mcast_left() {
 		return 1
 	fi
 }
+
+# qp_retx DEV COMM: how each RC QP in RTS on DEV that COMM owns
+# retransmits, one "RETX ECE" line a QP, as softroce tells `rdma -dd res
+# show qp` in its driver attributes (iproute2 prints them as drv_retx and
+# drv_ece, on the QP's line or an indented one after it; "none none": a
+# driver that does not say, rdma_rxe).
+qp_retx() {
+	rdma -dd res show qp link "$1/1" 2>/dev/null | awk -v comm="$2" '
+		function flush() {
+			if (want)
+				print (r == "" ? "none" : r), (e == "" ? "none" : e)
+			want = 0; r = ""; e = ""
+		}
+		/^link / {
+			flush()
+			want = / type RC / && / state RTS / && $0 ~ (" comm " comm "( |$)")
+		}
+		{
+			for (i = 1; i < NF; i++) {
+				if ($i ~ /^(drv_)?retx$/) r = $(i + 1)
+				if ($i ~ /^(drv_)?ece$/) e = $(i + 1)
+			}
+		}
+		END { flush() }'
+}
+
+# ece_rping SRV_NS CLI_NS SRV_IP SRV_DEV SRV_RETX CLI_DEV CLI_RETX: rping
+# through the RDMA CM (rping_run: every ping's bytes checked); while it
+# runs, rping's RC QP on SRV_DEV must say retx SRV_RETX and the one on
+# CLI_DEV CLI_RETX (sr, gbn; none for rdma_rxe's), as `softrdma qps`
+# says of the client's too.
+ece_rping() {
+	local sns=$1 cns=$2 ip=$3 sdev=$4 swant=$5 cdev=$6 cwant=$7 run i s='' c='' cli='' rc=0
+	rping_run "$sns" "$cns" "$ip" "${ECE_PINGS:-1000}" 64 >"$TEST_TMP"/ece-rping.log 2>&1 &
+	run=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -n "$s" ] || s=$(qp_retx "$sdev" rping)
+		[ -n "$c" ] || c=$(qp_retx "$cdev" rping)
+		# Our CLI says the same of the client's QP (asked in the same
+		# pass: a short rping may be gone by the next).
+		[ -n "$cli" ] || [ "$cwant" = none ] ||
+			cli=$(softrdma qps "$cdev" | awk '$4 == "RC" && $5 == "RTS" && $NF == "rping" { print $6 }')
+		[ -n "$s" ] && [ -n "$c" ] && { [ -n "$cli" ] || [ "$cwant" = none ]; } && break
+		kill -0 "$run" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$run" || rc=1
+	cat "$TEST_TMP"/ece-rping.log
+	echo "rping QP on $sdev (server): retx/ece ${s:-not seen}; on $cdev (client): ${c:-not seen}"
+	[ $rc = 0 ] || { echo "rping failed"; return 1; }
+	[ "${s%% *}" = "$swant" ] || { echo "$sdev: want retx $swant"; return 1; }
+	[ "${c%% *}" = "$cwant" ] || { echo "$cdev: want retx $cwant"; return 1; }
+	echo "softrdma qps $cdev: RETX ${cli:-(none)}"
+	[ "$cwant" = none ] || [ "$cli" = "$cwant" ] || { echo "softrdma qps: want $cwant"; return 1; }
+}
+
+# cm_ece_wire PCAP REQ_ATTR REP_ATTR: the capture holds a CM REQ with our
+# ECE vendor id (0x025352, 24 bits at byte 5 of the REQ) and
+# AttributeModifier REQ_ATTR (the options), and a REP with the same
+# vendor id (VendorID_H/M/L at bytes 15, 19, 23) and REP_ATTR. Offsets
+# in the frame: Ethernet 14, IPv4 20, UDP 8, BTH 12, DETH 8, MAD header 24.
+cm_ece_wire() {
+	local f=(--only-protocols "frame,eth,ip,udp,infiniband") req rep
+	req=$(tshark -r "$1" "${f[@]}" -Y "infiniband.cm.req.localqpn && frame[91:3] == 02:53:52 &&
+		infiniband.mad.attributemodifier == $2" 2>/dev/null | wc -l)
+	rep=$(tshark -r "$1" "${f[@]}" -Y "infiniband.cm.rep.localqpn && frame[101] == 0x02 &&
+		frame[105] == 0x53 && frame[109] == 0x52 &&
+		infiniband.mad.attributemodifier == $3" 2>/dev/null | wc -l)
+	echo "tshark: $req REQ with vendor 0x025352 options $2, $rep REP with it and $3"
+	if [ "$req" -lt 1 ] || [ "$rep" -lt 1 ]; then
+		tshark -r "$1" "${f[@]}" -x \
+			-Y "infiniband.cm.req.localqpn || infiniband.cm.rep.localqpn" 2>/dev/null
+		return 1
+	fi
+}
