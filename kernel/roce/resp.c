@@ -88,6 +88,21 @@ static void softrdma_resp_ack_later(struct softrdma_qp *qp, u32 psn)
 	tasklet_schedule(&rqp->resp.tasklet);
 }
 
+/*
+ * NAK the gap at epsn (PSN sequence error): its PSN is the one expected,
+ * the next for the requester to send again. Once per gap, but again for
+ * selective repeat (softrdma_resp_one()).
+ */
+static void softrdma_resp_nak_gap(struct softrdma_qp *qp)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	rqp->resp.nak_sent = true;
+	rqp->resp.nak_behind = 0;
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
+	softrdma_resp_ack(qp, rqp->resp.epsn, SOFTRDMA_NAK_PSN_SEQ);
+}
+
 /* Send an atomic acknowledge of @psn carrying @orig. */
 static void softrdma_resp_atomic_ack(struct softrdma_qp *qp, u32 psn, u64 orig)
 {
@@ -527,13 +542,8 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 	int err;
 
 	if (d > 0) {
-		if (!rqp->resp.nak_sent) {
-			rqp->resp.nak_sent = true;
-			softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
-			/* Its PSN is the one expected: the next to resend. */
-			softrdma_resp_ack(qp, rqp->resp.epsn,
-					  SOFTRDMA_NAK_PSN_SEQ);
-		}
+		if (!rqp->resp.nak_sent)
+			softrdma_resp_nak_gap(qp);
 		return;
 	}
 	if (d < 0 && op == RC_READ_REQUEST) {
@@ -840,13 +850,8 @@ static bool softrdma_resp_one(struct softrdma_qp *qp, struct sk_buff *skb)
 		 * behind it, not a retransmission timeout later.
 		 */
 		if (!rqp->resp.nak_sent ||
-		    ++rqp->resp.nak_behind >= SOFTRDMA_SR_RENAK) {
-			rqp->resp.nak_behind = 0;
-			rqp->resp.nak_sent = true;
-			softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
-			softrdma_resp_ack(qp, rqp->resp.epsn,
-					  SOFTRDMA_NAK_PSN_SEQ);
-		}
+		    ++rqp->resp.nak_behind >= SOFTRDMA_SR_RENAK)
+			softrdma_resp_nak_gap(qp);
 		return kept;
 	}
 	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
@@ -898,10 +903,7 @@ static void softrdma_resp_sr_drain(struct softrdma_qp *qp)
 	    READ_ONCE(qp->state) == IB_QPS_ERR)
 		return;
 	if (rqp->resp.ooo_held) {
-		rqp->resp.nak_sent = true;
-		rqp->resp.nak_behind = 0;
-		softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
-		softrdma_resp_ack(qp, rqp->resp.epsn, SOFTRDMA_NAK_PSN_SEQ);
+		softrdma_resp_nak_gap(qp);
 	} else if (drained) {
 		softrdma_resp_ack_later(qp, softrdma_psn_add(rqp->resp.epsn,
 							     SOFTRDMA_PSN_MASK));
