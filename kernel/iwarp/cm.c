@@ -834,6 +834,12 @@ int softrdma_iw_create_listen(struct iw_cm_id *id, int backlog)
 	id->add_ref(id);
 	cep->cm_id = id;
 	id->provider_data = cep;
+	/*
+	 * A connection that came in between kernel_listen() and our
+	 * callbacks woke nobody: it waits in the accept queue, and its
+	 * peer's MPA request with it, until the work takes it.
+	 */
+	softrdma_cep_queue(cep);
 	mutex_unlock(&cep->mutex);
 	return 0;
 

@@ -85,10 +85,9 @@ else
 	done
 fi
 if [ -n "$bad" ]; then
+	# The runner shows a failed test's last lines: the two sides' own
+	# logs come last, after where they waited and what was counted.
 	echo "$t $*: $bad"
-	tail -n 15 "$T"/perf-cli.log
-	echo "--- server:"
-	tail -n 15 "$T"/perf-srv.log
 	[ -s "$T"/perf-hang.log ] && cat "$T"/perf-hang.log
 	echo "--- listening on port $port when the client started:"
 	cat "$T"/perf-listen.log
@@ -97,6 +96,11 @@ if [ -n "$bad" ]; then
 	in_ns "$sns" rdma statistic show link "$sdev/1" 2>&1
 	in_ns "$cns" rdma statistic show link "$cdev/1" 2>&1
 	dmesg | grep -i -E 'softrdma|siw' | tail -n 10
+	echo "--- server:"
+	tail -n 15 "$T"/perf-srv.log
+	echo "--- client:"
+	tail -n 15 "$T"/perf-cli.log
+	echo "$t $*: $bad"
 	exit 1
 fi
 grep -E '^ +[0-9]+ ' "$T"/perf-cli.log | tail -n 3

@@ -300,7 +300,7 @@ for i in "${sel[@]}"; do
 		k "ok $tno $name # time=${secs}s"
 	else
 		fail=$((fail + 1))
-		tail -n 80 "$log" | sed 's/^/# /' | tee -a "$ktap"
+		tail -n 150 "$log" | sed 's/^/# /' | tee -a "$ktap"
 		if [ $timed_out = 1 ]; then
 			k "not ok $tno $name # time=${secs}s, killed at its limit"
 		else
