@@ -95,7 +95,7 @@ if [ -n "$bad" ]; then
 	echo "--- counters:"
 	in_ns "$sns" rdma statistic show link "$sdev/1" 2>&1
 	in_ns "$cns" rdma statistic show link "$cdev/1" 2>&1
-	dmesg | grep -i -E 'softrdma|siw' | tail -n 10
+	dmesg | grep -i -E 'softrdma|siw|infiniband|rdma|iw_cm' | tail -n 12
 	echo "--- server:"
 	tail -n 15 "$T"/perf-srv.log
 	echo "--- client:"
