@@ -732,7 +732,19 @@ void softrdma_req_timeout(struct timer_list *t)
 		rqp->req.retries++;
 	}
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_RETRANSMITS);
-	softrdma_req_resend(qp, qp->req.comp_idx, softrdma_req_una(qp));
+	if (softrdma_roce_sr(rqp)) {
+		/*
+		 * The responder keeps what came past a gap: the oldest
+		 * packet alone, then (comp.c) the one at each gap an ACK
+		 * shows, not the whole window again.
+		 */
+		rqp->req.sr_recovery = true;
+		rqp->req.sr_recover = rqp->req.psn;
+		softrdma_req_resend_one(qp, softrdma_req_una(qp));
+	} else {
+		softrdma_req_resend(qp, qp->req.comp_idx,
+				    softrdma_req_una(qp));
+	}
 out:
 	spin_unlock_bh(&qp->lock);
 }

@@ -212,6 +212,7 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 		rqp->resp.in_write = false;
 		rqp->resp.in_send = false;
 		rqp->resp.nak_sent = false;
+		rqp->resp.nak_rnr = false;
 		memset(rqp->resp.atomics, 0, sizeof(rqp->resp.atomics));
 		rqp->resp.atomic_next = 0;
 	}
@@ -226,6 +227,7 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 		rqp->req.rto_shift = 0;
 		rqp->req.srtt_us = 0;
 		rqp->req.rttvar_us = 0;
+		rqp->req.sr_recovery = false;
 		softrdma_cc_reset(qp);
 	}
 	if ((next == IB_QPS_ERR || next == IB_QPS_RESET) &&

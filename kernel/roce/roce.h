@@ -436,6 +436,13 @@ struct softrdma_roce_qp {
 		u64 rtt_t0;
 		u32 srtt_us;
 		u32 rttvar_us;
+		/*
+		 * Selective repeat after a timeout: each ACK that moves
+		 * una short of sr_recover (the next PSN when it fired)
+		 * sends the packet at una again, one gap a round trip.
+		 */
+		bool sr_recovery;
+		u32 sr_recover;
 		struct timer_list timer;
 	} req;
 	struct {
@@ -474,6 +481,7 @@ struct softrdma_roce_qp {
 		struct sk_buff **ooo;
 		u32 ooo_held;
 		u32 nak_behind;		/* kept since the gap's last NAK */
+		bool nak_rnr;		/* that NAK was an RNR NAK */
 	} resp;
 	/* Congestion (cc.c): the last CNP sent, and DCQCN's pacing. */
 	struct {
