@@ -214,9 +214,13 @@ stack_rdma() {
 }
 
 wire_at veth
-for mtu in ${BENCH_MTUS:-1500 9000}; do
+# BENCH_ROWS=none: no lossless table (the loss table alone, say).
+rows=${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce softroce-odp}
+mtus=${BENCH_MTUS:-1500 9000}
+[ "$rows" != none ] || mtus=
+for mtu in $mtus; do
 	wire_mtu "$mtu" || { echo "cannot set MTU $mtu on the veth pair" >&2; continue; }
-	for row in ${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce softroce-odp}; do
+	for row in $rows; do
 		echo "exact: MTU $mtu, $row" >&2
 		case $row in
 		tcp)
