@@ -324,12 +324,15 @@ snap() {
 		: >"/tmp/loss-s.$1"
 		;;
 	*)
-		rdma statistic show link "$lcdev/1" 2>/dev/null |
-			awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }' >"/tmp/loss-c.$1"
-		on_srv rdma statistic show link "$lsdev/1" 2>/dev/null |
-			awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }' >"/tmp/loss-s.$1"
+		rdma statistic show link "$lcdev/1" 2>/dev/null | pairs >"/tmp/loss-c.$1"
+		on_srv rdma statistic show link "$lsdev/1" 2>/dev/null | pairs >"/tmp/loss-s.$1"
 		;;
 	esac
+}
+# pairs: `rdma statistic show link DEV/1` as NAME VALUE lines (it wraps
+# its "link DEV/1 NAME VALUE ..." over several lines).
+pairs() {
+	tr -s ' \t\n' '\n' | awk 'NF { t[++n] = $1 } END { for (i = 3; i < n; i += 2) print t[i], t[i + 1] }'
 }
 # grown END NAME: how much counter NAME of END (c or s) grew from snap 0
 # to snap 1; nothing if the end has no such counter.
