@@ -248,7 +248,9 @@ wire_mtu 1500
 # where netem takes one (LOSS_SEED: then its drops repeat from boot to
 # boot as far as the packets it sees do). netem drops what the qdisc is
 # handed: a softroce train (a GSO skb of up to 32 packets) or a TCP
-# segment of up to 64 KiB goes whole.
+# segment of up to 64 KiB goes whole. BENCH_LOSS_PKT=1 hands it wire
+# packets instead (lossless cells too): the veths' gso_max_segs 1 (TCP
+# then sends one segment an skb) and roce_gso=0 (no trains).
 # One run a cell, bounded in guest time (LOSS_LIMIT: a stack that stalls
 # idles on its timers, and guest time then leaps ahead); a run without a
 # result is "stalled" (the bound hit) or "error" (the tool gave up; wc,
@@ -263,7 +265,7 @@ wire_mtu 1500
 # naks: the softroce server's sr_ooo_held and seq_naks_sent; cdrop and
 # sdrop: what netem dropped on veth0 and on veth1; mode (P 0, TEST -):
 # the retransmission mode softroce's server QP said while it ran.
-# Also "loss seed YES|NO SEED".
+# Also "loss seed YES|NO SEED" and "loss unit skb|packet".
 LOSS_ROWS=${BENCH_LOSS_ROWS:-tcp softroce softroce-sr softiwarp siw rxe-sr}
 # 300 guest seconds: the slowest finisher seen (rxe to softroce at 5 %,
 # 0.4 MiB/s) needs 160 for its 64 MiB. Guest time leaps while a stack
@@ -278,6 +280,8 @@ declare -A LCOUNT=([bw64k]=1024 [bw1m]=64)
 CKIND[softroce-sr]=softroce
 SKIND[softroce-sr]=softroce
 SRP=/sys/module/softrdma/parameters/roce_sr
+GSOP=/sys/module/softrdma/parameters/roce_gso
+LOSS_PKT=${BENCH_LOSS_PKT:-0}
 
 # netem_seed: SEED is "seed" if tc and this kernel's netem take one (6.12
 # does: TCA_NETEM_PRNG_SEED).
@@ -469,7 +473,7 @@ put_loss() { [ -z "$3" ] || echo "$1 $2 $3" >>"$exact"; }
 
 # loss_row ROW: ROW's cells, no loss first, then each share.
 loss_row() {
-	local p t sr='' sr0=''
+	local p t sr='' sr0='' gso0=''
 	lrow=$1
 	case $lrow in
 	tcp)
@@ -496,6 +500,10 @@ loss_row() {
 			return
 		fi
 		# (The module is loaded now, its parameters there.)
+		if [ "$LOSS_PKT" = 1 ] && [ "$lrow" != rxe-sr ]; then
+			gso0=$(cat "$GSOP")
+			echo 0 >"$GSOP"
+		fi
 		if [ -n "$sr" ]; then
 			if [ ! -w "$SRP" ]; then
 				echo "no $SRP: no $lrow row" >&2
@@ -537,8 +545,9 @@ loss_row() {
 	else
 		dev_del - "$ck" "$lcdev"
 		dev_del srv "$sk" "$lsdev"
-		# roce_sr as it was.
+		# roce_sr and roce_gso as they were.
 		[ -z "$sr" ] || echo "$sr0" >"$SRP"
+		[ -z "$gso0" ] || echo "$gso0" >"$GSOP"
 	fi
 }
 
@@ -546,9 +555,17 @@ if [ -n "${BENCH_LOSS:-}" ]; then
 	# The loss rows' bound: stalls must end.
 	wire_mtu 1500
 	netem_seed
+	if [ "$LOSS_PKT" = 1 ]; then
+		ip link set "$CNET" gso_max_segs 1 && on_srv ip link set "$SNET" gso_max_segs 1 &&
+			echo "loss unit packet" >>"$exact"
+	else
+		echo "loss unit skb" >>"$exact"
+	fi
 	for r in $LOSS_ROWS; do
 		loss_row "$r"
 	done
+	# veth's own (65535).
+	[ "$LOSS_PKT" != 1 ] || { ip link set "$CNET" gso_max_segs 65535 && on_srv ip link set "$SNET" gso_max_segs 65535; }
 fi
 # What the phases are made of (the report's per-message counts).
 for k in "${!COUNT[@]}"; do
