@@ -162,6 +162,9 @@ loss_table() {
 	[ -n "$rows" ] || return 0
 	shares=$(awk '$1 == "loss" && NF == 6 { print $3 }' "$exact" | sort -un | tr '\n' ' ')
 	echo "loss: netem on both ends of the veth pair, MTU 1500, one run a cell; seed: $(awk '$1 == "loss" && $2 == "seed" { print $3, $4; exit }' "$exact")"
+	# What netem drops: skb, what the stacks hand it (a softroce train of
+	# up to 32 packets, a TCP segment of up to 64 KiB), or packet.
+	echo "netem drops: $(awk '$1 == "loss" && $2 == "unit" { print ($3 == "packet" ? "wire packets (gso_max_segs 1, roce_gso=0)" : "skbs as handed over (softroce trains, TSO segments)"); exit }' "$exact")"
 	echo "the tool's MiB/s (share of the row's lossless figure); stalled: no result within the guest-time bound"
 	for t in bw64k bw1m; do
 		# perftest's count (qperf's rows ran LOSS_SECS instead).
@@ -176,7 +179,9 @@ loss_table() {
 				b=$(lv "$r" 0 "$t" mib)
 				st=$(lv "$r" "$p" "$t" status)
 				if [ -n "$v" ] && [ "$p" != 0 ]; then
-					c=$(awk -v v="$v" -v b="$b" 'BEGIN { if (b > 0) printf "%.3g (%.0f%%)", v, 100 * v / b; else printf "%.3g", v }')
+					# Shares under 10 % with a decimal: 0.4 % is not 0.
+					c=$(awk -v v="$v" -v b="$b" 'BEGIN { if (b > 0) { s = 100 * v / b
+						printf (s < 10 ? "%.3g (%.1f%%)" : "%.3g (%.0f%%)"), v, s } else printf "%.3g", v }')
 				elif [ -n "$v" ]; then
 					c=$(awk -v v="$v" 'BEGIN { printf "%.4g", v }')
 				elif [ "$st" = skipped ] || [ -z "$st" ]; then
