@@ -134,6 +134,12 @@ struct softrdma_cqe {
  * comes past a gap and NAKs the gap; the requester resends that alone).
  */
 #define SOFTRDMA_ECE_SR 0x1U
+/*
+ * SOFTRDMA_ECE_ECN, bit 1: congestion notification (the requests go out
+ * ECN-capable, ECT(0); a receiver answers CE marks with CNPs, and the
+ * sender paces itself by DCQCN's rules).
+ */
+#define SOFTRDMA_ECE_ECN 0x2U
 
 /* Response of the ucontext allocation (driver data after the uverbs one). */
 struct softrdma_alloc_ucontext_resp {

@@ -33,6 +33,11 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 		/* Progress inside a long message. */
 		rqp->req.una_psn = next;
 		rqp->req.retries = 0;
+		/*
+		 * The path delivers again: the timeout backed off for
+		 * losses in a row starts over from the estimate.
+		 */
+		rqp->req.rto_shift = 0;
 	}
 	while (qp->req.comp_idx != qp->req.send_idx) {
 		struct softrdma_swqe *s =
@@ -107,6 +112,26 @@ static void softrdma_comp_atomic(struct softrdma_qp *qp, u32 psn, u8 *p,
 	softrdma_comp_rd_atomic_done(qp, psn);
 }
 
+/*
+ * Selective repeat recovering from a timeout: an ACK moved una (from
+ * @una) but not past what was sent when the timer fired: the responder
+ * kept nothing behind the packet at una (or it would have NAKed it), so
+ * that one was lost too. Send it again now, not a timeout later.
+ */
+static void softrdma_comp_sr_partial(struct softrdma_qp *qp, u32 una)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u32 now = softrdma_req_una(qp);
+
+	if (qp->req.comp_idx == qp->req.send_idx ||
+	    softrdma_psn_diff(now, rqp->req.sr_recover) >= 0) {
+		rqp->req.sr_recovery = false;
+		return;
+	}
+	if (softrdma_psn_diff(now, una) > 0)
+		softrdma_req_resend_one(qp, now);
+}
+
 void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		       u32 psn, u8 *p, u32 paylen)
 {
@@ -130,7 +155,12 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 	}
 	if (op == RC_ACK) {
 		if ((synd & 0x60) == 0) {
+			u32 una = rqp->req.sr_recovery ?
+				  softrdma_req_una(qp) : 0;
+
 			softrdma_comp_ack(qp, psn);
+			if (rqp->req.sr_recovery)
+				softrdma_comp_sr_partial(qp, una);
 			return;
 		}
 		/* A NAK acknowledges everything before @psn. */

@@ -572,7 +572,7 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = qn->tclass;
+	iph->tos = softrdma_cc_tos(qp, qn, (struct softrdma_bth *)(udph + 1));
 	iph->tot_len = htons(skb->len + SOFTRDMA_ICRC_LEN);
 	iph->id = 0;
 	iph->frag_off = htons(IP_DF);
@@ -639,7 +639,8 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
 	ulen = skb->len + SOFTRDMA_ICRC_LEN;
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, qn->tclass, htonl(qn->flow_label & 0xfffff));
+	ip6_flow_hdr(ip6h, softrdma_cc_tos(qp, qn, (struct softrdma_bth *)(udph + 1)),
+		     htonl(qn->flow_label & 0xfffff));
 	ip6h->payload_len = htons(ulen);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = qn->hop_limit ? qn->hop_limit : 64;

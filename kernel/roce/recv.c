@@ -160,10 +160,17 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 		goto drop;
 	/*
 	 * A CNP is no request and no response: a responder would take it
-	 * for a bad request and fail the QP. Counted, not acted on.
+	 * for a bad request and fail the QP. It slows a QP that sends
+	 * ECN-capable packets (cc.c); another counts it and goes on.
 	 */
 	if (op == SOFTRDMA_OP_CNP) {
-		softrdma_count(sdev, SOFTRDMA_CNT_RP_CNP_IGNORED);
+		bool handled;
+
+		spin_lock_bh(&qp->lock);
+		handled = softrdma_cc_rcv_cnp(qp);
+		spin_unlock_bh(&qp->lock);
+		if (!handled)
+			softrdma_count(sdev, SOFTRDMA_CNT_RP_CNP_IGNORED);
 		softrdma_qp_put(qp);
 		consume_skb(skb);
 		return;
@@ -197,6 +204,8 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	len = skb->len - SOFTRDMA_BTH_LEN - SOFTRDMA_ICRC_LEN;
 	spin_lock_bh(&qp->lock);
 	state = READ_ONCE(qp->state);
+	if (qp->ibqp.qp_type != IB_QPT_UC)
+		softrdma_cc_rcv_ce(qp, skb);
 	if (qp->ibqp.qp_type == IB_QPT_UC) {
 		/* UC: requests only, nothing to complete or answer. */
 		if (state == IB_QPS_RTR || state == IB_QPS_RTS ||

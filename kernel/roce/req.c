@@ -697,8 +697,8 @@ void softrdma_req_timeout(struct timer_list *t)
 	     READ_ONCE(qp->state) != IB_QPS_SQD) ||
 	    qp->req.comp_idx == qp->req.send_idx)
 		goto out;
-	if (rqp->req.tx_nomem) {
-		/* Not a retry: send what found no memory, then go on. */
+	if (rqp->req.tx_tick) {
+		/* Not a retry: send what found no memory or tokens. */
 		softrdma_req_run(qp);
 		/*
 		 * An RNR NAK that came meanwhile stopped the timer for its
@@ -732,7 +732,19 @@ void softrdma_req_timeout(struct timer_list *t)
 		rqp->req.retries++;
 	}
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_RETRANSMITS);
-	softrdma_req_resend(qp, qp->req.comp_idx, softrdma_req_una(qp));
+	if (softrdma_roce_sr(rqp)) {
+		/*
+		 * The responder keeps what came past a gap: the oldest
+		 * packet alone, then (comp.c) the one at each gap an ACK
+		 * shows, not the whole window again.
+		 */
+		rqp->req.sr_recovery = true;
+		rqp->req.sr_recover = rqp->req.psn;
+		softrdma_req_resend_one(qp, softrdma_req_una(qp));
+	} else {
+		softrdma_req_resend(qp, qp->req.comp_idx,
+				    softrdma_req_una(qp));
+	}
 out:
 	spin_unlock_bh(&qp->lock);
 }
@@ -880,10 +892,10 @@ void softrdma_req_run(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct softrdma_ring_hdr *hdr = qp->sq.hdr;
-	bool sent = false, nomem = rqp->req.tx_nomem;
+	bool sent = false, tick = rqp->req.tx_tick;
 	u32 prod, pkt, n, seg;
 
-	rqp->req.tx_nomem = false;
+	rqp->req.tx_tick = false;
 
 again:
 	/* Acquire pairs with the provider's release of its WQEs. */
@@ -944,6 +956,14 @@ again:
 						      softrdma_psn_add(s->first_psn,
 								       pkt)))
 				goto window_full;
+			/*
+			 * Out of DCQCN's tokens (cc.c): on the next ACK, or
+			 * at the next tick, as a packet that found no memory.
+			 */
+			if (!softrdma_cc_may_send(qp)) {
+				rqp->req.tx_tick = true;
+				goto window_full;
+			}
 			n = softrdma_req_train(qp, s, pkt, &seg);
 			if (n > 1) {
 				err = softrdma_req_xmit_train(qp, idx, pkt, n,
@@ -973,7 +993,7 @@ again:
 				 * the timer tries again at the next tick,
 				 * rather than a retransmission timeout later.
 				 */
-				rqp->req.tx_nomem = true;
+				rqp->req.tx_tick = true;
 				goto window_full;
 			}
 			if (err == -ENOENT || err == -EACCES ||
@@ -986,6 +1006,7 @@ again:
 				return;
 			}
 			sent = true;
+			softrdma_cc_sent(qp, n * softrdma_mtu(qp));
 			rqp->req.tx_pkt = pkt + n;
 			if (s->wqe.opcode == IB_WR_RDMA_READ)
 				rqp->req.tx_pkt = s->npkts;
@@ -1009,16 +1030,17 @@ again:
 window_full:
 	if (READ_ONCE(qp->state) == IB_QPS_RTS && softrdma_req_set_need_kick(qp))
 		goto again;
-	if (rqp->req.tx_nomem) {
+	if (rqp->req.tx_tick) {
 		mod_timer(&rqp->req.timer, jiffies + 1);
 		return;
 	}
 	/*
 	 * New packets need the timer; an idle pass must not push it back,
-	 * unless it is the tick set for a packet that found no memory.
+	 * unless it is the tick set for a packet that found no memory or
+	 * no tokens.
 	 */
 	if (qp->req.comp_idx != qp->req.send_idx &&
-	    (sent || nomem || !timer_pending(&rqp->req.timer)))
+	    (sent || tick || !timer_pending(&rqp->req.timer)))
 		softrdma_req_arm_timer(qp);
 }
 

@@ -98,9 +98,28 @@ static void softrdma_resp_nak_gap(struct softrdma_qp *qp)
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 
 	rqp->resp.nak_sent = true;
+	rqp->resp.nak_rnr = false;
 	rqp->resp.nak_behind = 0;
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
 	softrdma_resp_ack(qp, rqp->resp.epsn, SOFTRDMA_NAK_PSN_SEQ);
+}
+
+/*
+ * RNR NAK the message at @psn (no receive WQE, or ODP pages being
+ * faulted in): the requester asks again after the delay, and the rest
+ * of the message is dropped, not NAKed. Nor is the gap behind it NAKed
+ * again by selective repeat: the requester waits, and a sequence NAK
+ * would end the wait early, to meet the same RNR NAK (and spend one of
+ * its rnr_retry on it).
+ */
+static void softrdma_resp_nak_rnr(struct softrdma_qp *qp, u32 psn)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
+	softrdma_resp_ack(qp, psn, 0x20 | (qp->attrs.min_rnr_timer & 0x1f));
+	rqp->resp.nak_sent = true;
+	rqp->resp.nak_rnr = true;
 }
 
 /* Send an atomic acknowledge of @psn carrying @orig. */
@@ -567,6 +586,7 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	rqp->resp.nak_sent = false;
+	rqp->resp.nak_rnr = false;
 	if (npkts > 1 && !send && !(op >= RC_WRITE_FIRST &&
 				    op <= RC_WRITE_ONLY_IMM))
 		goto nak_invalid;
@@ -648,11 +668,7 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 		 * it came before and found ODP pages absent (rnr_fault).
 		 */
 		if (first && !qp->resp.in_recv && !softrdma_recv_take(qp)) {
-			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
-			softrdma_resp_ack(qp, psn, 0x20 |
-					  (qp->attrs.min_rnr_timer & 0x1f));
-			/* The rest of the message is dropped, not NAKed. */
-			rqp->resp.nak_sent = true;
+			softrdma_resp_nak_rnr(qp, psn);
 			return;
 		}
 		if (!qp->resp.in_recv)
@@ -722,11 +738,7 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 		    rqp->resp.woff + paylen > rqp->resp.wlen)
 			goto nak_invalid;
 		if (imm && !qp->resp.in_recv && !softrdma_recv_take(qp)) {
-			softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
-			softrdma_resp_ack(qp, psn, 0x20 |
-					  (qp->attrs.min_rnr_timer & 0x1f));
-			/* The rest of the message is dropped, not NAKed. */
-			rqp->resp.nak_sent = true;
+			softrdma_resp_nak_rnr(qp, psn);
 			return;
 		}
 		off0 = rqp->resp.woff;
@@ -757,9 +769,7 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 
 rnr_fault:
 	/* ODP pages being faulted in (odp.c): the requester asks again. */
-	softrdma_count(qp->sdev, SOFTRDMA_CNT_RNR_NAKS);
-	softrdma_resp_ack(qp, psn, 0x20 | (qp->attrs.min_rnr_timer & 0x1f));
-	rqp->resp.nak_sent = true;
+	softrdma_resp_nak_rnr(qp, psn);
 	return;
 nak_access:
 	softrdma_resp_ack(qp, psn, SOFTRDMA_NAK_REMOTE_ACCESS);
@@ -850,7 +860,8 @@ static bool softrdma_resp_one(struct softrdma_qp *qp, struct sk_buff *skb)
 		 * behind it, not a retransmission timeout later.
 		 */
 		if (!rqp->resp.nak_sent ||
-		    ++rqp->resp.nak_behind >= SOFTRDMA_SR_RENAK)
+		    (!rqp->resp.nak_rnr &&
+		     ++rqp->resp.nak_behind >= SOFTRDMA_SR_RENAK))
 			softrdma_resp_nak_gap(qp);
 		return kept;
 	}

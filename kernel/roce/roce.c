@@ -26,10 +26,16 @@ module_param_named(roce_sr, softrdma_roce_sr_offer, bool, 0644);
 MODULE_PARM_DESC(roce_sr,
 		 "offer selective repeat to RC peers through ECE (default on; off: go-back-N with every peer, for QPs connected from then on)");
 
+static bool softrdma_roce_ecn_offer = true;
+module_param_named(roce_ecn, softrdma_roce_ecn_offer, bool, 0644);
+MODULE_PARM_DESC(roce_ecn,
+		 "offer ECN to RC peers through ECE: ECN-capable requests, CNPs, DCQCN's pacing (default on; for QPs connected from then on)");
+
 /* What softroce offers through ECE now. */
 static u32 softrdma_roce_ece_caps(void)
 {
-	return READ_ONCE(softrdma_roce_sr_offer) ? SOFTRDMA_ECE_SR : 0;
+	return (READ_ONCE(softrdma_roce_sr_offer) ? SOFTRDMA_ECE_SR : 0) |
+	       (READ_ONCE(softrdma_roce_ecn_offer) ? SOFTRDMA_ECE_ECN : 0);
 }
 
 /*
@@ -60,7 +66,8 @@ static int softrdma_roce_set_ece(struct softrdma_qp *qp, u32 options,
  */
 static int softrdma_roce_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 {
-	u32 ece = READ_ONCE(to_rqp(to_sqp(ibqp))->ece);
+	struct softrdma_roce_qp *rqp = to_rqp(to_sqp(ibqp));
+	u32 ece = READ_ONCE(rqp->ece);
 	struct nlattr *nest;
 
 	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
@@ -68,7 +75,11 @@ static int softrdma_roce_fill_res_qp(struct sk_buff *msg, struct ib_qp *ibqp)
 		return -EMSGSIZE;
 	if (rdma_nl_put_driver_string(msg, "retx",
 				      ece & SOFTRDMA_ECE_SR ? "sr" : "gbn") ||
-	    rdma_nl_put_driver_u32_hex(msg, "ece", ece)) {
+	    rdma_nl_put_driver_u32_hex(msg, "ece", ece) ||
+	    /* DCQCN's paced rate, Mb/s; 0: not paced. */
+	    rdma_nl_put_driver_u32(msg, "rate_mbps",
+				   READ_ONCE(rqp->cc.rp.paced) ?
+				   READ_ONCE(rqp->cc.rp.rate) : 0)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -201,6 +212,7 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 		rqp->resp.in_write = false;
 		rqp->resp.in_send = false;
 		rqp->resp.nak_sent = false;
+		rqp->resp.nak_rnr = false;
 		memset(rqp->resp.atomics, 0, sizeof(rqp->resp.atomics));
 		rqp->resp.atomic_next = 0;
 	}
@@ -215,6 +227,8 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 		rqp->req.rto_shift = 0;
 		rqp->req.srtt_us = 0;
 		rqp->req.rttvar_us = 0;
+		rqp->req.sr_recovery = false;
+		softrdma_cc_reset(qp);
 	}
 	if ((next == IB_QPS_ERR || next == IB_QPS_RESET) &&
 	    (cur == IB_QPS_RTR || cur == IB_QPS_RTS || cur == IB_QPS_SQD))
@@ -314,8 +328,8 @@ const struct softrdma_transport softrdma_roce_transport = {
 	.ud_create_flags = IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK,
 	/* ODP MRs: req.c, comp.c and resp.c wait for their pages. */
 	.odp = true,
-	/* Selective repeat with peers that have it too (roce_sr). */
-	.ece_caps = SOFTRDMA_ECE_SR,
+	/* Selective repeat and ECN with peers that have them (roce_sr, _ecn). */
+	.ece_caps = SOFTRDMA_ECE_SR | SOFTRDMA_ECE_ECN,
 
 	.init = softrdma_roce_init,
 	.exit = softrdma_roce_exit,

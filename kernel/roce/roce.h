@@ -381,6 +381,30 @@ struct softrdma_atomic_res {
 };
 
 /*
+ * DCQCN's reaction point (cc.c): the rate a QP paces its requests at
+ * after CNPs. Times are ktime_get_ns(), rates Mb/s.
+ */
+struct softrdma_dcqcn {
+	bool paced;		/* a CNP came, full rate not back */
+	u32 rate;		/* the current rate, Rc */
+	u32 target;		/* the rate before the last cut, Rt */
+	u32 alpha;		/* of SOFTRDMA_DCQCN_ONE */
+	u64 cut_at;		/* the last cut */
+	u64 alpha_at;		/* alpha decayed up to here */
+	u64 raise_at;		/* the timer's last increase event */
+	u64 bytes;		/* sent since the byte counter's last event */
+	u32 timer_events;	/* increase events since the last cut */
+	u32 byte_events;
+	s64 tokens;		/* bytes the pacer may send now */
+	u64 tokens_at;
+};
+
+#define SOFTRDMA_DCQCN_ONE		1024
+/* The line rate, Mb/s: where pacing starts from, and stops. */
+#define SOFTRDMA_DCQCN_LINE_MBPS	10000
+#define SOFTRDMA_DCQCN_MIN_MBPS		10
+
+/*
  * A RoCE QP: the core's QP, then the RC requester's and responder's state
  * and the route. ib_core allocates it (softrdma_roce_ops' object size), so
  * the core's QP must stay first.
@@ -397,7 +421,7 @@ struct softrdma_roce_qp {
 		u32 rd_atomic;		/* READs and atomics in flight */
 		u32 rnr_psn;		/* where to resume after an RNR wait */
 		bool rnr_wait;		/* the timer runs the RNR delay */
-		bool tx_nomem;		/* a packet found no memory: retry */
+		bool tx_tick;		/* no memory, or no tokens: next tick */
 		bool looped;		/* the last packet took the loop */
 		u8 retries;
 		u8 rnr_retries;
@@ -412,6 +436,13 @@ struct softrdma_roce_qp {
 		u64 rtt_t0;
 		u32 srtt_us;
 		u32 rttvar_us;
+		/*
+		 * Selective repeat after a timeout: each ACK that moves
+		 * una short of sr_recover (the next PSN when it fired)
+		 * sends the packet at una again, one gap a round trip.
+		 */
+		bool sr_recovery;
+		u32 sr_recover;
 		struct timer_list timer;
 	} req;
 	struct {
@@ -450,7 +481,13 @@ struct softrdma_roce_qp {
 		struct sk_buff **ooo;
 		u32 ooo_held;
 		u32 nak_behind;		/* kept since the gap's last NAK */
+		bool nak_rnr;		/* that NAK was an RNR NAK */
 	} resp;
+	/* Congestion (cc.c): the last CNP sent, and DCQCN's pacing. */
+	struct {
+		u64 cnp_at;
+		struct softrdma_dcqcn rp;
+	} cc;
 	u32 ece;	/* options agreed with the peer (SOFTRDMA_ECE_*) */
 };
 
@@ -467,6 +504,12 @@ struct softrdma_roce_qp {
 static inline bool softrdma_roce_sr(const struct softrdma_roce_qp *rqp)
 {
 	return rqp->ece & SOFTRDMA_ECE_SR;
+}
+
+/* Does the QP mark its requests ECN-capable (both ends agreed)? */
+static inline bool softrdma_roce_ecn(const struct softrdma_roce_qp *rqp)
+{
+	return READ_ONCE(rqp->ece) & SOFTRDMA_ECE_ECN;
 }
 
 static inline struct softrdma_roce_qp *to_rqp(struct softrdma_qp *qp)
@@ -547,6 +590,18 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped);
 
 /* req.c: the requester */
 void softrdma_req_run(struct softrdma_qp *qp);
+
+/* Congestion: ECN marks, CNPs and DCQCN's pacing (cc.c). */
+u8 softrdma_cc_tos(struct softrdma_qp *qp, const struct softrdma_roce_net *qn,
+		   const struct softrdma_bth *bth);
+void softrdma_cc_rcv_ce(struct softrdma_qp *qp, struct sk_buff *skb);
+bool softrdma_cc_rcv_cnp(struct softrdma_qp *qp);
+bool softrdma_cc_may_send(struct softrdma_qp *qp);
+void softrdma_cc_sent(struct softrdma_qp *qp, u32 bytes);
+void softrdma_cc_reset(struct softrdma_qp *qp);
+bool softrdma_dcqcn_cnp(struct softrdma_dcqcn *d, u64 now);
+bool softrdma_dcqcn_may_send(struct softrdma_dcqcn *d, u64 now);
+void softrdma_dcqcn_sent(struct softrdma_dcqcn *d, u32 bytes);
 bool softrdma_req_pending(struct softrdma_qp *qp);
 void softrdma_req_sqd_check(struct softrdma_qp *qp);
 u32 softrdma_req_una(struct softrdma_qp *qp);

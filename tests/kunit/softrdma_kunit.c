@@ -1578,13 +1578,15 @@ static struct kunit_suite softrdma_iwarp_suite = {
 	.test_cases = softrdma_iwarp_cases,
 };
 
-/* The UD codecs' suite. */
+/* The UD codecs' suite, and DCQCN's. */
 #include "ud_kunit.c"
+#include "cc_kunit.c"
 
 kunit_test_suites(&softrdma_util_suite, &softrdma_hdr_suite,
 		  &softrdma_icrc_suite, &softrdma_crc_suite,
 		  &softrdma_psn_suite, &softrdma_qp_state_suite,
-		  &softrdma_iwarp_suite, &softrdma_ud_suite);
+		  &softrdma_iwarp_suite, &softrdma_ud_suite,
+		  &softrdma_dcqcn_suite);
 
 MODULE_DESCRIPTION("KUnit tests for softrdma");
 MODULE_LICENSE("Dual BSD/GPL");

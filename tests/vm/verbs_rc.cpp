@@ -24,6 +24,8 @@
 //   --sr           agree on selective repeat with ibv_set_ece on both QPs
 //                  (what the RDMA CM does for its connections), checked
 //                  with ibv_query_ece once they are connected
+//   --ece OPTS     the same with softrdma's options OPTS (bit 0 selective
+//                  repeat, bit 1 ECN; --sr is --ece 1)
 //
 // API options (combine with each other and with the above):
 //   --wr           post every send through the ibv_wr_* API (ibv_qp_ex),
@@ -75,7 +77,7 @@ struct Options {
 	bool cq_ex = false;	// poll with ibv_start_poll & co
 	bool list = false;	// a burst is one ibv_post_send
 	bool uc = false;	// UC QPs and uc_run
-	bool sr = false;	// ibv_set_ece: selective repeat
+	std::uint32_t ece = 0;	// ibv_set_ece's options, 0: none set
 };
 
 Options opt;
@@ -117,7 +119,7 @@ bool parse_options(int argc, char **argv)
 			continue;
 		}
 		if (o == "--sr") {
-			opt.sr = true;
+			opt.ece = 1;
 			continue;
 		}
 		if (i + 1 >= argc)
@@ -156,6 +158,8 @@ bool parse_options(int argc, char **argv)
 			opt.rounds = static_cast<int>(n);
 		} else if (o == "--rnr-ms") {
 			opt.rnr_ms = static_cast<int>(n);
+		} else if (o == "--ece" && n > 0 && n <= 3) {
+			opt.ece = static_cast<std::uint32_t>(n);
 		} else if (o == "--wait" && n > 0) {
 			opt.wait_s = static_cast<int>(n);
 		} else {
@@ -334,13 +338,13 @@ bool connect(Side &s, const Side &peer, std::uint32_t my_psn, std::uint32_t peer
 	if (ibv_modify_qp(s.qp, &a,
 			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		return false;
-	// Selective repeat, bit 0 of softrdma's options: asked for on both
-	// QPs, as librdmacm does from the CM's REQ and REP.
-	if (opt.sr) {
+	// softrdma's options (bit 0 selective repeat, bit 1 ECN): asked for
+	// on both QPs, as librdmacm does from the CM's REQ and REP.
+	if (opt.ece) {
 		ibv_ece e{};
-		if (ibv_query_ece(s.qp, &e) || !(e.options & 1U))
+		if (ibv_query_ece(s.qp, &e) || (e.options & opt.ece) != opt.ece)
 			return false;
-		e.options = 1U;
+		e.options = opt.ece;
 		if (ibv_set_ece(s.qp, &e))
 			return false;
 	}
@@ -371,10 +375,10 @@ bool connect(Side &s, const Side &peer, std::uint32_t my_psn, std::uint32_t peer
 			  IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
 		return false;
-	if (opt.sr) {
+	if (opt.ece) {
 		ibv_ece e{};
-		check(ibv_query_ece(s.qp, &e) == 0 && e.options == 1U,
-		      "the QP runs selective repeat (ibv_query_ece)");
+		check(ibv_query_ece(s.qp, &e) == 0 && e.options == opt.ece,
+		      "the QP runs with the options asked for (ibv_query_ece)");
 	}
 	return true;
 }

@@ -13,7 +13,12 @@
 # (one vCPU, one guest nanosecond per instruction, tools/meter counting
 # every instruction; exact-guest.sh says what runs), tables in
 # build/bench-exact/exact.txt; `tools/lab profile PHASE` prints where a
-# phase's instructions went. --exact: that part alone.
+# phase's instructions went. --exact: that part alone. There BENCH_LOSS
+# (loss shares in percent, e.g. "1 5"; none by default) adds the loss
+# table: netem on both ends of the veth pair, the rows of BENCH_LOSS_ROWS
+# (tcp softroce softroce-sr softiwarp siw rxe-sr) at MTU 1500 (netem
+# drops skbs as the stacks hand them over; BENCH_LOSS_PKT=1: wire packets);
+# BENCH_ROWS=none leaves the lossless table out.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -45,6 +50,8 @@ if [ $exact = 1 ]; then
 	say "the exact clock: the veth pair, one vCPU"
 	LAB_METER=$ex/meter "$LAB_REPO/tools/lab" run --share "$ex" -- \
 		env "BENCH_ROWS=${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce softroce-odp}" "BENCH_MTUS=${BENCH_MTUS:-1500 9000}" \
+		"BENCH_LOSS=${BENCH_LOSS:-}" "BENCH_LOSS_ROWS=${BENCH_LOSS_ROWS:-tcp softroce softroce-sr softiwarp siw rxe-sr}" \
+		"BENCH_LOSS_PKT=${BENCH_LOSS_PKT:-0}" \
 		bash "$LAB_REPO/tools/lab.d/exact-guest.sh" "$ex" "$ex/meter" || rc=$?
 	"$LAB_REPO/tools/lab.d/exact-report.sh" table "$ex" | tee "$ex/exact.txt"
 	say "the exact clock: done ($((SECONDS - t0)) s); tables: $ex/exact.txt; tools/lab profile PHASE"

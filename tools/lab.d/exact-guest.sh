@@ -214,9 +214,13 @@ stack_rdma() {
 }
 
 wire_at veth
-for mtu in ${BENCH_MTUS:-1500 9000}; do
+# BENCH_ROWS=none: no lossless table (the loss table alone, say).
+rows=${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce softroce-odp}
+mtus=${BENCH_MTUS:-1500 9000}
+[ "$rows" != none ] || mtus=
+for mtu in $mtus; do
 	wire_mtu "$mtu" || { echo "cannot set MTU $mtu on the veth pair" >&2; continue; }
-	for row in ${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce softroce-odp}; do
+	for row in $rows; do
 		echo "exact: MTU $mtu, $row" >&2
 		case $row in
 		tcp)
@@ -228,6 +232,341 @@ for mtu in ${BENCH_MTUS:-1500 9000}; do
 	done
 done
 wire_mtu 1500
+
+# The loss table (BENCH_LOSS: loss shares in percent, e.g. "1 5"; empty
+# by default, and then none of this runs). At MTU 1500, each row of
+# BENCH_LOSS_ROWS (tcp softroce softroce-sr softiwarp siw rxe-sr) moves
+# 64 KiB and 1 MiB SENDs (perftest -e; qperf tcp_bw for tcp) without loss,
+# then at each share with netem dropping it on both ends of the veth pair
+# (veth0 here: data; veth1 in b: ACKs and NAKs). softroce is go-back-N
+# and softroce-sr selective repeat, both through the RDMA CM (perftest -R),
+# so that they differ in the mode alone: roce_sr=0 keeps the first from
+# offering it in ECE, the second negotiates it; rxe-sr is rxe here to
+# softroce in b (go-back-N, no CM); siw and softiwarp connect through the
+# CM as above, and have no 1 MiB cells (their 1 MiB SENDs in event mode
+# never end, loss or not). Each run has a fresh qdisc with a fixed seed
+# where netem takes one (LOSS_SEED: then its drops repeat from boot to
+# boot as far as the packets it sees do). netem drops what the qdisc is
+# handed: a softroce train (a GSO skb of up to 32 packets) or a TCP
+# segment of up to 64 KiB goes whole. BENCH_LOSS_PKT=1 hands it wire
+# packets instead (lossless cells too): the veths' gso_max_segs 1 (TCP
+# then sends one segment an skb) and roce_gso=0 (no trains).
+# One run a cell, bounded in guest time (LOSS_LIMIT: a stack that stalls
+# idles on its timers, and guest time then leaps ahead); a run without a
+# result is "stalled" (the bound hit) or "error" (the tool gave up; wc,
+# its completion status).
+# Lines "loss ROW P TEST KEY VALUE" in OUT/exact.tsv: mib (the tool's
+# MiB/s), status, msgs; need and tx: RoCE rows, the packets the messages
+# need (messages x packets at the path MTU) and those the client sent
+# (softroce tx_packets, rxe sent_pkts); TCP rows (tcp, siw, softiwarp),
+# the client's TCP segments sent less those retransmitted, and sent;
+# retx: softroce's timeouts (each a go-back-N resend), TCP's
+# retransmitted segments; srretx: softroce's selective resends; held and
+# naks: the softroce server's sr_ooo_held and seq_naks_sent; cdrop and
+# sdrop: what netem dropped on veth0 and on veth1; mode (P 0, TEST -):
+# the retransmission mode softroce's server QP said while it ran.
+# Also "loss seed YES|NO SEED" and "loss unit skb|packet".
+LOSS_ROWS=${BENCH_LOSS_ROWS:-tcp softroce softroce-sr softiwarp siw rxe-sr}
+# 300 guest seconds: the slowest finisher seen (rxe to softroce at 5 %,
+# 0.4 MiB/s) needs 160 for its 64 MiB. Guest time leaps while a stack
+# waits on its timers: such a run costs little wall time.
+LOSS_LIMIT=300
+# qperf's guest seconds a run.
+LOSS_SECS=3
+LOSS_SEED=20261205
+# 64 MiB a cell: at 1 % a train of 32 packets goes about 20 times (the
+# drops a cell sees vary as their square root).
+declare -A LCOUNT=([bw64k]=1024 [bw1m]=64)
+CKIND[softroce-sr]=softroce
+SKIND[softroce-sr]=softroce
+SRP=/sys/module/softrdma/parameters/roce_sr
+GSOP=/sys/module/softrdma/parameters/roce_gso
+LOSS_PKT=${BENCH_LOSS_PKT:-0}
+
+# netem_seed: SEED is "seed" if tc and this kernel's netem take one (6.12
+# does: TCA_NETEM_PRNG_SEED).
+SEED=
+netem_seed() {
+	if tc qdisc add dev lo root netem loss 1% seed 1 2>/dev/null; then
+		SEED=seed
+		tc qdisc del dev lo root
+	fi
+	echo "loss seed $([ -n "$SEED" ] && echo yes || echo no) $LOSS_SEED" >>"$exact"
+}
+
+# netem_on P: a fresh netem dropping P % on both ends of the wire (for P
+# 0, none), each end its own seed (one seed would drop the Nth packet of
+# both directions alike).
+netem_on() {
+	local c=() s=()
+	netem_off
+	[ "$1" != 0 ] || return 0
+	[ -z "$SEED" ] || { c=(seed "$LOSS_SEED") s=(seed $((LOSS_SEED + 1))); }
+	tc qdisc add dev "$CNET" root netem loss "$1%" "${c[@]}" &&
+		on_srv tc qdisc add dev "$SNET" root netem loss "$1%" "${s[@]}"
+}
+netem_off() {
+	tc qdisc del dev "$CNET" root 2>/dev/null
+	on_srv tc qdisc del dev "$SNET" root 2>/dev/null
+	return 0
+}
+# netem_drops CMD...: what the netem qdisc `CMD tc -s qdisc show dev ...`
+# shows dropped ("(dropped N, ...").
+netem_drops() {
+	"$@" | awk '/qdisc netem/ { q = 1 } q && $6 == "(dropped" { sub(/,/, "", $7); print $7; exit }'
+}
+
+# snap N: the counters of the run's two ends into /tmp/loss-c.N (client)
+# and /tmp/loss-s.N (server), "NAME VALUE" lines: a RoCE device's port
+# counters (rdma statistic), or the client's TCP segments.
+snap() {
+	case $lrow in
+	tcp | siw | softiwarp)
+		awk '$1 == "Tcp:" && $2 !~ /^[0-9]/ { for (i = 2; i <= NF; i++) c[$i] = i; next }
+			$1 == "Tcp:" { print "OutSegs", $c["OutSegs"]; print "RetransSegs", $c["RetransSegs"]; exit }' \
+			/proc/net/snmp >"/tmp/loss-c.$1"
+		: >"/tmp/loss-s.$1"
+		;;
+	*)
+		rdma statistic show link "$lcdev/1" 2>/dev/null | pairs >"/tmp/loss-c.$1"
+		on_srv rdma statistic show link "$lsdev/1" 2>/dev/null | pairs >"/tmp/loss-s.$1"
+		;;
+	esac
+}
+# pairs: `rdma statistic show link DEV/1` as NAME VALUE lines (it wraps
+# its "link DEV/1 NAME VALUE ..." over several lines).
+pairs() {
+	tr -s ' \t\n' '\n' | awk 'NF { t[++n] = $1 } END { for (i = 3; i < n; i += 2) print t[i], t[i + 1] }'
+}
+# grown END NAME: how much counter NAME of END (c or s) grew from snap 0
+# to snap 1; nothing if the end has no such counter.
+grown() {
+	awk -v k="$2" '$1 == k { v[FILENAME == ARGV[1] ? "a" : "b"] = $2 }
+		END { if (("a" in v) && ("b" in v)) print v["b"] - v["a"] }' "/tmp/loss-$1.0" "/tmp/loss-$1.1"
+}
+
+# srv_up PORT CMD...: srv_start (the server in b, in a process group of
+# its own) ready once anything listens on PORT: a TCP socket (perftest's
+# own, an iWARP driver's) or, over RoCE through the RDMA CM, which has
+# none, a listening CM ID; 30 guest seconds at most.
+srv_up() {
+	local port=$1 n=300
+	shift
+	set -m
+	on_srv timeout --foreground "$SRV_LIMIT" "$@" >/dev/null 2>/tmp/bench-srv.err &
+	srv_job=$!
+	set +m
+	until on_srv ss -Hltn "sport = :$port" | grep -q . ||
+		on_srv rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qE ":$port( |$)"; do
+		n=$((n - 1))
+		if [ $n -le 0 ] || ! kill -0 "$srv_job" 2>/dev/null; then
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# loss_once SIZE N: one perftest run of the row's pair (lcdev here, lsdev
+# in b, flags lf), N SIZE-byte SENDs; its output in /tmp/loss-run.out,
+# the client's exit status in LRC (124: LOSS_LIMIT hit; 125: no server).
+LRC=0
+loss_once() {
+	LRC=125
+	# shellcheck disable=SC2086 # lf: flags
+	if srv_up 18515 ib_send_bw -d "$lsdev" -F $lf -e -N -s "$1" -n "$2"; then
+		timeout "$LOSS_LIMIT" ib_send_bw -d "$lcdev" -F $lf -e -N -s "$1" -n "$2" "$SIP" \
+			>/tmp/loss-run.out 2>&1
+		LRC=$?
+	else
+		echo "ib_send_bw on $lsdev: the server did not start: $(tail -n 2 /tmp/bench-srv.err | tr '\n' ' ')" \
+			>/tmp/loss-run.out
+	fi
+	srv_end kill
+}
+
+# loss_mode: the retransmission mode of the row's server QP (softroce in
+# b: sr or gbn), seen while a long unmeasured run goes on (1000 64 KiB
+# SENDs, no loss; the first connection's costs fall on it too).
+loss_mode() {
+	local m='' i
+	# shellcheck disable=SC2086 # lf: flags
+	srv_up 18515 ib_send_bw -d "$lsdev" -F $lf -e -N -s 65536 -n 1000 || {
+		srv_end kill
+		return
+	}
+	# shellcheck disable=SC2086
+	timeout "$LOSS_LIMIT" ib_send_bw -d "$lcdev" -F $lf -e -N -s 65536 -n 1000 "$SIP" >/dev/null 2>&1 &
+	local cli=$!
+	for ((i = 0; i < 100; i++)); do
+		# (perftest's server of a one-way test without the CM stays
+		# in RTR.)
+		m=$(on_srv rdma -dd res show qp link "$lsdev/1" 2>/dev/null | awk '
+			/^link / { want = / type RC / && / state (RTR|RTS) / }
+			want { for (i = 1; i < NF; i++) if ($i ~ /^(drv_)?retx$/) { print $(i + 1); exit } }')
+		[ -z "$m" ] || break
+		kill -0 "$cli" 2>/dev/null || break
+		sleep 0.05
+	done
+	wait "$cli"
+	srv_end kill
+	echo "loss $lrow 0 - mode ${m:-unseen}" >>"$exact"
+}
+
+# loss_cell P TEST: one cell of the loss table (the row's devices are up,
+# netem set to P): its lines in exact.tsv, its output in
+# OUT/runs/loss.P.ROW.TEST.txt.
+loss_cell() {
+	local p=$1 t=$2 n=${LCOUNT[$2]} size=${SIZE[$2]} k="loss $lrow $1 $2" fig st=ok pm need tx
+	snap 0
+	marker
+	if [ "$lrow" = tcp ]; then
+		timeout "$LOSS_LIMIT" qperf "$SIP" --precision 6 -sb 4m -vv -m "$size" -t "$LOSS_SECS" tcp_bw \
+			>/tmp/loss-run.out 2>&1
+		LRC=$?
+		fig=$(qperf_value "$(cat /tmp/loss-run.out)" mib)
+	else
+		loss_once "$size" "$n"
+		fig=$(perftest_row "$(cat /tmp/loss-run.out)" 4)
+	fi
+	marker
+	echo "$((MARKS - 1)) loss.$p.$lrow.$t" >>"$meter/phases"
+	snap 1
+	cp /tmp/loss-run.out "$out/runs/loss.$p.$lrow.$t.txt"
+	# perftest's 0.00 of a run that moved nothing is no figure.
+	[[ $fig =~ [1-9] ]] || fig=
+	if [ -z "$fig" ]; then
+		st=error
+		[ "$LRC" != 124 ] || st=stalled
+		echo "$k wc $(grep -o -m 1 -E 'status [0-9]+' /tmp/loss-run.out | awk '{ print $2 }')" >>"$exact"
+		echo "loss $p % $lrow $t: $st (exit $LRC): $(tail -n 3 /tmp/loss-run.out | tr '\n' ' ')" >&2
+	fi
+	echo "$k status $st" >>"$exact"
+	put_loss "$k" mib "$fig"
+	put_loss "$k" cdrop "$(netem_drops tc -s qdisc show dev "$CNET")"
+	put_loss "$k" sdrop "$(netem_drops on_srv tc -s qdisc show dev "$SNET")"
+	case $lrow in
+	tcp | siw | softiwarp)
+		tx=$(grown c OutSegs)
+		put_loss "$k" tx "$tx"
+		put_loss "$k" retx "$(grown c RetransSegs)"
+		[ -z "$tx" ] || put_loss "$k" need $((tx - $(grown c RetransSegs)))
+		# qperf's messages: those received.
+		[ "$lrow" != tcp ] || n=$(awk '/^ *recv_msgs *=/ { gsub(",", "", $3); print $3 }' /tmp/loss-run.out)
+		;;
+	*)
+		# The path MTU perftest reports (1024 at netdev MTU 1500).
+		pm=$(awk '$1 == "Mtu" { sub(/\[.*/, "", $3); print $3; exit }' /tmp/loss-run.out)
+		need=$((n * ((size + ${pm:-1024} - 1) / ${pm:-1024})))
+		put_loss "$k" need "$need"
+		tx=$(grown c tx_packets)
+		[ -n "$tx" ] || tx=$(grown c sent_pkts)
+		put_loss "$k" tx "$tx"
+		put_loss "$k" retx "$(grown c retransmits)"
+		put_loss "$k" srretx "$(grown c sr_retransmits)"
+		put_loss "$k" held "$(grown s sr_ooo_held)"
+		put_loss "$k" naks "$(grown s seq_naks_sent)"
+		;;
+	esac
+	put_loss "$k" msgs "${n:-0}"
+}
+put_loss() { [ -z "$3" ] || echo "$1 $2 $3" >>"$exact"; }
+
+# loss_row ROW: ROW's cells, no loss first, then each share.
+loss_row() {
+	local p t sr='' sr0='' gso0=''
+	lrow=$1
+	case $lrow in
+	tcp)
+		srv_up 19765 qperf || {
+			echo "qperf: the server did not start" >&2
+			srv_end kill
+			return
+		}
+		# A first connection (unmeasured, no loss).
+		timeout "$LOSS_LIMIT" qperf "$SIP" -sb 4m -m 65536 -t 1 tcp_bw >/dev/null 2>&1
+		;;
+	*)
+		local ck=${CKIND[$lrow]} sk=${SKIND[$lrow]}
+		lcdev=${NAME[$ck]} lsdev=${SNAME[$sk]}
+		case $lrow in
+		softroce) lf=-R sr=0 ;;
+		softroce-sr) lf=-R sr=1 ;;
+		rxe-sr) lf="-x 1" ;;
+		*) lf=$(cm_flag "$ck") ;;
+		esac
+		if ! dev_add - "$ck" "$CNET" "$lcdev" || ! dev_add srv "$sk" "$SNET" "$lsdev"; then
+			echo "cannot add the $lrow pair on the wire" >&2
+			dev_del - "$ck" "$lcdev"
+			return
+		fi
+		# (The module is loaded now, its parameters there.)
+		if [ "$LOSS_PKT" = 1 ] && [ "$lrow" != rxe-sr ]; then
+			gso0=$(cat "$GSOP")
+			echo 0 >"$GSOP"
+		fi
+		if [ -n "$sr" ]; then
+			if [ ! -w "$SRP" ]; then
+				echo "no $SRP: no $lrow row" >&2
+				dev_del - "$ck" "$lcdev"
+				dev_del srv "$sk" "$lsdev"
+				return
+			fi
+			sr0=$(cat "$SRP")
+			echo "$sr" >"$SRP"
+		fi
+		if [ "$sk" = softroce ]; then
+			loss_mode
+		else
+			loss_once 65536 16
+		fi
+		;;
+	esac
+	for p in 0 $BENCH_LOSS; do
+		for t in bw64k bw1m; do
+			echo "exact: loss $p %, $lrow, $t" >&2
+			case $lrow/$t in
+			siw/bw1m | softiwarp/bw1m)
+				echo "loss $lrow $p $t status skipped" >>"$exact"
+				continue
+				;;
+			esac
+			# A fresh qdisc a cell: its PRNG from the seed, its drops
+			# the cell's.
+			if ! netem_on "$p"; then
+				echo "cannot set netem loss $p % on the veth pair" >&2
+				continue
+			fi
+			loss_cell "$p" "$t"
+		done
+	done
+	netem_off
+	if [ "$lrow" = tcp ]; then
+		srv_end kill
+	else
+		dev_del - "$ck" "$lcdev"
+		dev_del srv "$sk" "$lsdev"
+		# roce_sr and roce_gso as they were.
+		[ -z "$sr" ] || echo "$sr0" >"$SRP"
+		[ -z "$gso0" ] || echo "$gso0" >"$GSOP"
+	fi
+}
+
+if [ -n "${BENCH_LOSS:-}" ]; then
+	# The loss rows' bound: stalls must end.
+	wire_mtu 1500
+	netem_seed
+	if [ "$LOSS_PKT" = 1 ]; then
+		ip link set "$CNET" gso_max_segs 1 && on_srv ip link set "$SNET" gso_max_segs 1 &&
+			echo "loss unit packet" >>"$exact"
+	else
+		echo "loss unit skb" >>"$exact"
+	fi
+	for r in $LOSS_ROWS; do
+		loss_row "$r"
+	done
+	# veth's own (65535).
+	[ "$LOSS_PKT" != 1 ] || { ip link set "$CNET" gso_max_segs 65535 && on_srv ip link set "$SNET" gso_max_segs 65535; }
+fi
 # What the phases are made of (the report's per-message counts).
 for k in "${!COUNT[@]}"; do
 	echo "size $k ${SIZE[$k]}" >>"$exact"

@@ -78,8 +78,8 @@ by_time() {
 CELLS=${CELLS:-}
 table() {
 	local stacks mtus mtu s t
-	mtus=$(awk 'NF == 4 && $1 != "msgs" { print $2 }' "$exact" | sort -un | tr '\n' ' ')
-	stacks=$(awk 'NF == 4 && $1 != "msgs" { print $1 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
+	mtus=$(awk 'NF == 4 && $1 != "msgs" && $1 != "loss" { print $2 }' "$exact" | sort -un | tr '\n' ' ')
+	stacks=$(awk 'NF == 4 && $1 != "msgs" && $1 != "loss" { print $1 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
 	for mtu in $mtus; do
 		if [ -z "$CELLS" ]; then
 			echo "exact clock (one vCPU, one instruction a guest ns), veth pair, MTU $mtu; both ends counted"
@@ -148,6 +148,95 @@ table() {
 	done
 }
 
+# lv ROW P TEST KEY: a value of the loss table (exact-guest.sh's "loss
+# ROW P TEST KEY VALUE" lines).
+lv() { awk -v r="$1" -v p="$2" -v t="$3" -v k="$4" '$1 == "loss" && $2 == r && $3 == p && $4 == t && $5 == k { print $6; exit }' "$exact"; }
+
+# loss_table: the loss table, if the run had one (BENCH_LOSS): per test
+# and loss share, each row's MiB/s and its share of its own lossless
+# figure; then what went on the wire: the packets (TCP: segments) the
+# client sent over those the messages needed, the resends, netem's drops.
+loss_table() {
+	local rows shares p t r c v b st
+	rows=$(awk '$1 == "loss" && NF == 6 && $3 == "0" { print $2 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
+	[ -n "$rows" ] || return 0
+	shares=$(awk '$1 == "loss" && NF == 6 { print $3 }' "$exact" | sort -un | tr '\n' ' ')
+	echo "loss: netem on both ends of the veth pair, MTU 1500, one run a cell; seed: $(awk '$1 == "loss" && $2 == "seed" { print $3, $4; exit }' "$exact")"
+	# What netem drops: skb, what the stacks hand it (a softroce train of
+	# up to 32 packets, a TCP segment of up to 64 KiB), or packet.
+	echo "netem drops: $(awk '$1 == "loss" && $2 == "unit" { print ($3 == "packet" ? "wire packets (gso_max_segs 1, roce_gso=0)" : "skbs as handed over (softroce trains, TSO segments)"); exit }' "$exact")"
+	echo "the tool's MiB/s (share of the row's lossless figure); stalled: no result within the guest-time bound"
+	for t in bw64k bw1m; do
+		# perftest's count (qperf's rows ran LOSS_SECS instead).
+		c=$(awk -v t="$t" '$1 == "loss" && $2 != "tcp" && $3 == "0" && $4 == t && $5 == "msgs" { print " x " $6; exit }' "$exact")
+		printf "%-24s" "$([ $t = bw64k ] && echo "64 KiB SENDs$c" || echo "1 MiB SENDs$c")"
+		for r in $rows; do printf " %15s" "$r"; done
+		echo
+		for p in $shares; do
+			printf "%-24s" "$([ "$p" = 0 ] && echo "  no loss" || echo "  $p %")"
+			for r in $rows; do
+				v=$(lv "$r" "$p" "$t" mib)
+				b=$(lv "$r" 0 "$t" mib)
+				st=$(lv "$r" "$p" "$t" status)
+				if [ -n "$v" ] && [ "$p" != 0 ]; then
+					# Shares under 10 % with a decimal: 0.4 % is not 0.
+					c=$(awk -v v="$v" -v b="$b" 'BEGIN { if (b > 0) { s = 100 * v / b
+						printf (s < 10 ? "%.3g (%.1f%%)" : "%.3g (%.0f%%)"), v, s } else printf "%.3g", v }')
+				elif [ -n "$v" ]; then
+					c=$(awk -v v="$v" 'BEGIN { printf "%.4g", v }')
+				elif [ "$st" = skipped ] || [ -z "$st" ]; then
+					c=-
+				else
+					c=$st$(v=$(lv "$r" "$p" "$t" wc) && [ -n "$v" ] && echo " wc $v")
+				fi
+				printf " %15s" "$c"
+			done
+			echo
+		done
+	done
+	echo "sent / needed: the client's packets over those the messages need"
+	echo "(tcp, siw, softiwarp: TCP segments sent over those not retransmitted)"
+	loss_rows "$rows" "$shares" ratio
+	echo "softroce's resends: go-back-N timeouts / selective resends (client) / held out of order (server)"
+	loss_rows "$rows" "$shares" resends
+	echo "netem's drops: veth0 (client's sends) / veth1 (server's)"
+	loss_rows "$rows" "$shares" drops
+	printf "%-24s" "retransmission mode"
+	for r in $rows; do printf " %15s" "$(v=$(lv "$r" 0 - mode) && echo "${v:--}")"; done
+	echo
+	echo
+}
+# loss_rows ROWS SHARES WHAT: lines of loss_table, a test and share a line.
+loss_rows() {
+	local t p r c
+	for t in bw64k bw1m; do
+		for p in $2; do
+			[ "$p" != 0 ] || [ "$3" = ratio ] || continue
+			printf "%-24s" "  $([ $t = bw64k ] && echo "64 KiB" || echo "1 MiB"), $([ "$p" = 0 ] && echo "no loss" || echo "$p %")"
+			for r in $1; do
+				case $3 in
+				ratio)
+					c=$(awk -v x="$(lv "$r" "$p" "$t" tx)" -v n="$(lv "$r" "$p" "$t" need)" \
+						'BEGIN { if (n > 0 && x != "") printf "%.3f", x / n; else print "-" }')
+					[ "$(lv "$r" "$p" "$t" status)" = ok ] || c=-
+					;;
+				resends)
+					c=-
+					[ -z "$(lv "$r" "$p" "$t" srretx)" ] ||
+						c="$(lv "$r" "$p" "$t" retx)/$(lv "$r" "$p" "$t" srretx)/$(lv "$r" "$p" "$t" held)"
+					;;
+				drops)
+					c=-
+					[ -z "$(lv "$r" "$p" "$t" cdrop)" ] || c="$(lv "$r" "$p" "$t" cdrop)/$(lv "$r" "$p" "$t" sdrop)"
+					;;
+				esac
+				printf " %15s" "$c"
+			done
+			echo
+		done
+	done
+}
+
 profile() {
 	local phase=$1 top=${2:-25} syms=$meter/kallsyms.${1%.*}
 	if ! runs "$phase" || [ ! -f "$syms" ]; then
@@ -194,7 +283,10 @@ spread() {
 }
 
 case $mode in
-table) table ;;
+table)
+	table
+	[ -n "$CELLS" ] || loss_table
+	;;
 spread) spread "$3" ;;
 profile)
 	shift 2

@@ -3,7 +3,7 @@
 # byte checked), each side the server once: rxe has no ECE (its REQ
 # carries vendor 0, its REP echoes ours with no options), so softroce's
 # QP runs go-back-N (rdma res: retx gbn). On the wire, softroce's REQ
-# offers selective repeat and rxe's REP takes none.
+# offers selective repeat and ECN (options 3) and rxe's REP takes none.
 #
 # layers: stock
 # timeout: 240
@@ -17,6 +17,6 @@ test_interop_rxe_ece() {
 	sleep 1
 	kill -INT $cap
 	wait $cap
-	cm_ece_wire "$TEST_TMP"/cm.pcap 1 0 || return 1
+	cm_ece_wire "$TEST_TMP"/cm.pcap 3 0 || return 1
 	ece_rping b - 10.0.0.2 sr1 gbn rxe0 none
 }
