@@ -282,6 +282,10 @@ SKIND[softroce-sr]=softroce
 SRP=/sys/module/softrdma/parameters/roce_sr
 GSOP=/sys/module/softrdma/parameters/roce_gso
 LOSS_PKT=${BENCH_LOSS_PKT:-0}
+# What loss_row's cells are (loss; reorder below), their shares and tests.
+LKIND=loss
+LSHARES="0 ${BENCH_LOSS:-}"
+LTESTS="bw64k bw1m"
 
 # netem_seed: SEED is "seed" if tc and this kernel's netem take one (6.12
 # does: TCA_NETEM_PRNG_SEED).
@@ -291,7 +295,7 @@ netem_seed() {
 		SEED=seed
 		tc qdisc del dev lo root
 	fi
-	echo "loss seed $([ -n "$SEED" ] && echo yes || echo no) $LOSS_SEED" >>"$exact"
+	echo "$LKIND seed $([ -n "$SEED" ] && echo yes || echo no) $LOSS_SEED" >>"$exact"
 }
 
 # netem_on P: a fresh netem dropping P % on both ends of the wire (for P
@@ -409,14 +413,15 @@ loss_mode() {
 	done
 	wait "$cli"
 	srv_end kill
-	echo "loss $lrow 0 - mode ${m:-unseen}" >>"$exact"
+	echo "$LKIND $lrow 0 - mode ${m:-unseen}" >>"$exact"
 }
 
 # loss_cell P TEST: one cell of the loss table (the row's devices are up,
 # netem set to P): its lines in exact.tsv, its output in
-# OUT/runs/loss.P.ROW.TEST.txt.
+# OUT/runs/loss.P.ROW.TEST.txt (LKIND for "loss": the reorder table's
+# cells are made alike).
 loss_cell() {
-	local p=$1 t=$2 n=${LCOUNT[$2]} size=${SIZE[$2]} k="loss $lrow $1 $2" fig st=ok pm need tx
+	local p=$1 t=$2 n=${LCOUNT[$2]} size=${SIZE[$2]} k="$LKIND $lrow $1 $2" fig st=ok pm need tx
 	snap 0
 	marker
 	if [ "$lrow" = tcp ]; then
@@ -429,16 +434,16 @@ loss_cell() {
 		fig=$(perftest_row "$(cat /tmp/loss-run.out)" 4)
 	fi
 	marker
-	echo "$((MARKS - 1)) loss.$p.$lrow.$t" >>"$meter/phases"
+	echo "$((MARKS - 1)) $LKIND.$p.$lrow.$t" >>"$meter/phases"
 	snap 1
-	cp /tmp/loss-run.out "$out/runs/loss.$p.$lrow.$t.txt"
+	cp /tmp/loss-run.out "$out/runs/$LKIND.$p.$lrow.$t.txt"
 	# perftest's 0.00 of a run that moved nothing is no figure.
 	[[ $fig =~ [1-9] ]] || fig=
 	if [ -z "$fig" ]; then
 		st=error
 		[ "$LRC" != 124 ] || st=stalled
 		echo "$k wc $(grep -o -m 1 -E 'status [0-9]+' /tmp/loss-run.out | awk '{ print $2 }')" >>"$exact"
-		echo "loss $p % $lrow $t: $st (exit $LRC): $(tail -n 3 /tmp/loss-run.out | tr '\n' ' ')" >&2
+		echo "$LKIND $p % $lrow $t: $st (exit $LRC): $(tail -n 3 /tmp/loss-run.out | tr '\n' ' ')" >&2
 	fi
 	echo "$k status $st" >>"$exact"
 	put_loss "$k" mib "$fig"
@@ -471,7 +476,8 @@ loss_cell() {
 }
 put_loss() { [ -z "$3" ] || echo "$1 $2 $3" >>"$exact"; }
 
-# loss_row ROW: ROW's cells, no loss first, then each share.
+# loss_row ROW: ROW's cells, each test of LTESTS at each share of
+# LSHARES (no loss first).
 loss_row() {
 	local p t sr='' sr0='' gso0=''
 	lrow=$1
@@ -521,9 +527,9 @@ loss_row() {
 		fi
 		;;
 	esac
-	for p in 0 $BENCH_LOSS; do
-		for t in bw64k bw1m; do
-			echo "exact: loss $p %, $lrow, $t" >&2
+	for p in $LSHARES; do
+		for t in $LTESTS; do
+			echo "exact: $LKIND $p %, $lrow, $t" >&2
 			case $lrow/$t in
 			siw/bw1m | softiwarp/bw1m)
 				echo "loss $lrow $p $t status skipped" >>"$exact"
@@ -533,7 +539,7 @@ loss_row() {
 			# A fresh qdisc a cell: its PRNG from the seed, its drops
 			# the cell's.
 			if ! netem_on "$p"; then
-				echo "cannot set netem loss $p % on the veth pair" >&2
+				echo "cannot set netem ($LKIND $p %) on the veth pair" >&2
 				continue
 			fi
 			loss_cell "$p" "$t"
