@@ -300,12 +300,23 @@ netem_seed() {
 
 # netem_on P: a fresh netem dropping P % on both ends of the wire (for P
 # 0, none), each end its own seed (one seed would drop the Nth packet of
-# both directions alike).
+# both directions alike). With LKIND reorder, on veth0 alone: P none, no
+# netem; 0, REORDER_DELAY; else that delay with P % reordered (netem's
+# reorder: after GAP - 1 delayed skbs, each skb goes at once with
+# probability P, ahead of those still delayed).
 netem_on() {
 	local c=() s=()
 	netem_off
-	[ "$1" != 0 ] || return 0
 	[ -z "$SEED" ] || { c=(seed "$LOSS_SEED") s=(seed $((LOSS_SEED + 1))); }
+	if [ "$LKIND" = reorder ]; then
+		case $1 in
+		none) return 0 ;;
+		0) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" ;;
+		*) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" reorder "$1%" gap "$REORDER_GAP" "${c[@]}" ;;
+		esac
+		return
+	fi
+	[ "$1" != 0 ] || return 0
 	tc qdisc add dev "$CNET" root netem loss "$1%" "${c[@]}" &&
 		on_srv tc qdisc add dev "$SNET" root netem loss "$1%" "${s[@]}"
 }
@@ -835,6 +846,83 @@ if [ "${BENCH_ECN:-0}" = 1 ]; then
 	fi
 fi
 
+# The reordering part (BENCH_REORDER: shares in percent, e.g. "1"; empty
+# by default): netem on veth0 alone delays every skb REORDER_DELAY and,
+# after REORDER_GAP - 1 delayed ones, sends each at once with probability
+# P, ahead of those still in the delay; nothing is lost. Rows softroce-sr
+# and softroce (go-back-N, roce_sr=0), both through the RDMA CM, 64 KiB
+# SENDs, cells as the loss table's (LKIND reorder: "reorder ROW P TEST
+# KEY VALUE" lines): P none (no netem), 0 (the delay alone), then each
+# share. netem reorders what it is handed: softroce trains, or with
+# BENCH_LOSS_PKT=1 wire packets (as for loss). Before them a count of
+# what netem does at each share: REORDER_PROBE UDP datagrams (one skb
+# each) sent as fast as a Python loop goes, counted in b: "reorder check
+# P SENT RECEIVED AHEAD", AHEAD the datagrams that came before one of a
+# lower number.
+REORDER_DELAY=1ms
+REORDER_GAP=5
+REORDER_PROBE=20000
+reorder_check() {
+	local p=$1 n=100 r
+	netem_on "$p" || return
+	on_srv timeout 120 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE
+s.bind(("0.0.0.0", 9999))
+a = []
+try:
+    while True:
+        a.append(int.from_bytes(s.recv(2048)[:4], "big"))
+        s.settimeout(3)
+except socket.timeout:
+    pass
+# Ahead: a datagram that came before one of a lower number.
+j = 0
+low = 1 << 62
+for q in reversed(a):
+    if q > low:
+        j += 1
+    low = min(low, q)
+print(len(a), j)
+' >/tmp/reorder-check.out 2>&1 &
+	r=$!
+	until on_srv ss -Hlun "sport = :9999" | grep -q .; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || break
+		sleep 0.1
+	done
+	timeout 120 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+pad = bytes(996)
+for i in range(int(sys.argv[2])):
+    s.sendto(i.to_bytes(4, "big") + pad, (sys.argv[1], 9999))
+' "$SIP" "$REORDER_PROBE"
+	wait "$r"
+	echo "reorder check $p $REORDER_PROBE $(cat /tmp/reorder-check.out)" >>"$exact"
+	netem_off
+}
+
+if [ -n "${BENCH_REORDER:-}" ]; then
+	wire_mtu 1500
+	LKIND=reorder LSHARES="none 0 $BENCH_REORDER" LTESTS=bw64k
+	netem_seed
+	for p in $BENCH_REORDER; do
+		echo "exact: reorder check, $p %" >&2
+		reorder_check "$p"
+	done
+	if [ "$LOSS_PKT" = 1 ]; then
+		ip link set "$CNET" gso_max_segs 1 && on_srv ip link set "$SNET" gso_max_segs 1 &&
+			echo "reorder unit packet" >>"$exact"
+	else
+		echo "reorder unit skb" >>"$exact"
+	fi
+	for r in softroce-sr softroce; do
+		loss_row "$r"
+	done
+	[ "$LOSS_PKT" != 1 ] || { ip link set "$CNET" gso_max_segs 65535 && on_srv ip link set "$SNET" gso_max_segs 65535; }
+fi
 # What the phases are made of (the report's per-message counts).
 for k in "${!COUNT[@]}"; do
 	echo "size $k ${SIZE[$k]}" >>"$exact"

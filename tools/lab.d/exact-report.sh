@@ -333,6 +333,68 @@ ecn_line() {
 	echo
 }
 
+# rv ROW P KEY: a value of the reordering table's 64 KiB cells.
+rv() { awk -v r="$1" -v p="$2" -v k="$3" '$1 == "reorder" && $2 == r && $3 == p && $4 == "bw64k" && $5 == k { print $6; exit }' "$exact"; }
+
+# reorder_table: the reordering part, if the run had one (BENCH_REORDER):
+# netem's count first, then per row and share the MiB/s (share of the
+# row's figure without netem, and of the delay alone), the packets sent
+# over those needed, the resends.
+reorder_table() {
+	local rows shares r p v c
+	rows=$(awk '$1 == "reorder" && NF == 6 && $3 == "none" { print $2 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
+	[ -n "$rows" ] || return 0
+	shares=$(awk '$1 == "reorder" && NF == 6 && $3 != "none" { print $3 }' "$exact" | sort -un | tr '\n' ' ')
+	echo "reordering: netem on veth0, delay 1 ms, reorder P% gap 5, no loss; MTU 1500, 64 KiB SENDs x $(rv "${rows%% *}" none msgs), one run a cell"
+	echo "netem reorders: $(awk '$1 == "reorder" && $2 == "unit" { print ($3 == "packet" ? "wire packets (gso_max_segs 1, roce_gso=0)" : "skbs as handed over (softroce trains)"); exit }' "$exact")"
+	awk '$1 == "reorder" && $2 == "check" { printf "netem at %s %%: %s of %s UDP datagrams received (%s sent) came before one of a lower number (%.2f%%)\n", $3, $6, $5, $4, ($5 > 0 ? 100 * $6 / $5 : 0) }' "$exact"
+	printf "%-30s" ""
+	for r in $rows; do printf " %24s" "$r"; done
+	echo
+	for p in none $shares; do
+		case $p in
+		none) c="no netem, MiB/s" ;;
+		0) c="delay 1 ms (of no netem)" ;;
+		*) c="$p % (of none / of delay)" ;;
+		esac
+		printf "%-30s" "$c"
+		for r in $rows; do
+			v=$(rv "$r" "$p" mib)
+			if [ -z "$v" ]; then
+				c=$(rv "$r" "$p" status)
+			else
+				c=$(awk -v v="$v" -v a="$(rv "$r" none mib)" -v d="$(rv "$r" 0 mib)" -v p="$p" 'BEGIN {
+					sa = a > 0 ? sprintf("%.0f%%", 100 * v / a) : "-"
+					sd = d > 0 ? sprintf("%.0f%%", 100 * v / d) : "-"
+					if (p == "none") printf "%.4g", v
+					else if (p == "0") printf "%.4g (%s)", v, sa
+					else printf "%.4g (%s / %s)", v, sa, sd }')
+			fi
+			printf " %24s" "${c:--}"
+		done
+		echo
+	done
+	for p in none $shares; do
+		printf "%-30s" "  sent/needed, $p"
+		for r in $rows; do
+			printf " %24s" "$(awk -v x="$(rv "$r" "$p" tx)" -v n="$(rv "$r" "$p" need)" -v st="$(rv "$r" "$p" status)" \
+				'BEGIN { if (n > 0 && x != "" && st == "ok") printf "%.4f", x / n; else print "-" }')"
+		done
+		echo
+	done
+	for p in none $shares; do
+		printf "%-30s" "  timeouts/SR resends/held/NAKs, $p"
+		for r in $rows; do
+			printf " %24s" "$(rv "$r" "$p" retx)/$(rv "$r" "$p" srretx)/$(rv "$r" "$p" held)/$(rv "$r" "$p" naks)"
+		done
+		echo
+	done
+	printf "%-30s" "retransmission mode"
+	for r in $rows; do printf " %24s" "$(v=$(awk -v r="$r" '$1 == "reorder" && $2 == r && $5 == "mode" { print $6; exit }' "$exact") && echo "${v:--}")"; done
+	echo
+	echo
+}
+
 profile() {
 	local phase=$1 top=${2:-25} syms=$meter/kallsyms.${1%.*}
 	if ! runs "$phase" || [ ! -f "$syms" ]; then
@@ -384,6 +446,7 @@ table)
 	if [ -z "$CELLS" ]; then
 		loss_table
 		ecn_table
+		reorder_table
 	fi
 	;;
 spread) spread "$3" ;;
