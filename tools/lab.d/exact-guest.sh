@@ -862,10 +862,14 @@ fi
 REORDER_DELAY=1ms
 REORDER_GAP=5
 REORDER_PROBE=20000
+# The count's bound, guest seconds: the two Python programs are read in
+# from the host, and guest time leaps while they are (a bound of 120
+# ended the receiver before the sender had started).
+REORDER_LIMIT=1800
 reorder_check() {
 	local p=$1 n=100 r
 	netem_on "$p" || return
-	on_srv timeout 120 python3 -c '
+	on_srv timeout "$REORDER_LIMIT" python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE
@@ -892,7 +896,7 @@ print(len(a), j)
 		[ $n -gt 0 ] || break
 		sleep 0.1
 	done
-	timeout 120 python3 -c '
+	timeout "$REORDER_LIMIT" python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 pad = bytes(996)

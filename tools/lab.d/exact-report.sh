@@ -347,7 +347,8 @@ reorder_table() {
 	shares=$(awk '$1 == "reorder" && NF == 6 && $3 != "none" { print $3 }' "$exact" | sort -un | tr '\n' ' ')
 	echo "reordering: netem on veth0, delay 1 ms, reorder P% gap 5, no loss; MTU 1500, 64 KiB SENDs x $(rv "${rows%% *}" none msgs), one run a cell"
 	echo "netem reorders: $(awk '$1 == "reorder" && $2 == "unit" { print ($3 == "packet" ? "wire packets (gso_max_segs 1, roce_gso=0)" : "skbs as handed over (softroce trains)"); exit }' "$exact")"
-	awk '$1 == "reorder" && $2 == "check" { printf "netem at %s %%: %s of %s UDP datagrams received (%s sent) came before one of a lower number (%.2f%%)\n", $3, $6, $5, $4, ($5 > 0 ? 100 * $6 / $5 : 0) }' "$exact"
+	awk '$1 == "reorder" && $2 == "check" && NF < 6 { printf "netem at %s %%: no count (the probe gave nothing)\n", $3 }
+		$1 == "reorder" && $2 == "check" && NF >= 6 { printf "netem at %s %%: %s of %s UDP datagrams received (%s sent) came before one of a lower number (%.2f%%)\n", $3, $6, $5, $4, ($5 > 0 ? 100 * $6 / $5 : 0) }' "$exact"
 	printf "%-30s" ""
 	for r in $rows; do printf " %24s" "$r"; done
 	echo
