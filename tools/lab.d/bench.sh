@@ -18,7 +18,12 @@
 # table: netem on both ends of the veth pair, the rows of BENCH_LOSS_ROWS
 # (tcp softroce softroce-sr softiwarp siw rxe-sr) at MTU 1500 (netem
 # drops skbs as the stacks hand them over; BENCH_LOSS_PKT=1: wire packets);
-# BENCH_ROWS=none leaves the lossless table out.
+# BENCH_ECN=1 adds four softroce QPs through one 400 Mbit/s bottleneck
+# that marks ECN (tbf with RED under it on veth0), with roce_ecn 1 and 0
+# (BENCH_ECN_MSGS 64 KiB SENDs a QP, 2048); BENCH_REORDER (shares in
+# percent, e.g. "1") adds softroce-sr and softroce under netem's 1 ms
+# delay and reordering on veth0; BENCH_ROWS=none leaves the lossless
+# table out.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -51,7 +56,8 @@ if [ $exact = 1 ]; then
 	LAB_METER=$ex/meter "$LAB_REPO/tools/lab" run --share "$ex" -- \
 		env "BENCH_ROWS=${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce softroce-odp}" "BENCH_MTUS=${BENCH_MTUS:-1500 9000}" \
 		"BENCH_LOSS=${BENCH_LOSS:-}" "BENCH_LOSS_ROWS=${BENCH_LOSS_ROWS:-tcp softroce softroce-sr softiwarp siw rxe-sr}" \
-		"BENCH_LOSS_PKT=${BENCH_LOSS_PKT:-0}" \
+		"BENCH_LOSS_PKT=${BENCH_LOSS_PKT:-0}" "BENCH_ECN=${BENCH_ECN:-0}" \
+		"BENCH_ECN_MSGS=${BENCH_ECN_MSGS:-2048}" "BENCH_REORDER=${BENCH_REORDER:-}" \
 		bash "$LAB_REPO/tools/lab.d/exact-guest.sh" "$ex" "$ex/meter" || rc=$?
 	"$LAB_REPO/tools/lab.d/exact-report.sh" table "$ex" | tee "$ex/exact.txt"
 	say "the exact clock: done ($((SECONDS - t0)) s); tables: $ex/exact.txt; tools/lab profile PHASE"

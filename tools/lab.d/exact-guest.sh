@@ -282,6 +282,10 @@ SKIND[softroce-sr]=softroce
 SRP=/sys/module/softrdma/parameters/roce_sr
 GSOP=/sys/module/softrdma/parameters/roce_gso
 LOSS_PKT=${BENCH_LOSS_PKT:-0}
+# What loss_row's cells are (loss; reorder below), their shares and tests.
+LKIND=loss
+LSHARES="0 ${BENCH_LOSS:-}"
+LTESTS="bw64k bw1m"
 
 # netem_seed: SEED is "seed" if tc and this kernel's netem take one (6.12
 # does: TCA_NETEM_PRNG_SEED).
@@ -291,17 +295,28 @@ netem_seed() {
 		SEED=seed
 		tc qdisc del dev lo root
 	fi
-	echo "loss seed $([ -n "$SEED" ] && echo yes || echo no) $LOSS_SEED" >>"$exact"
+	echo "$LKIND seed $([ -n "$SEED" ] && echo yes || echo no) $LOSS_SEED" >>"$exact"
 }
 
 # netem_on P: a fresh netem dropping P % on both ends of the wire (for P
 # 0, none), each end its own seed (one seed would drop the Nth packet of
-# both directions alike).
+# both directions alike). With LKIND reorder, on veth0 alone: P none, no
+# netem; 0, REORDER_DELAY; else that delay with P % reordered (netem's
+# reorder: after GAP - 1 delayed skbs, each skb goes at once with
+# probability P, ahead of those still delayed).
 netem_on() {
 	local c=() s=()
 	netem_off
-	[ "$1" != 0 ] || return 0
 	[ -z "$SEED" ] || { c=(seed "$LOSS_SEED") s=(seed $((LOSS_SEED + 1))); }
+	if [ "$LKIND" = reorder ]; then
+		case $1 in
+		none) return 0 ;;
+		0) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" ;;
+		*) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" reorder "$1%" gap "$REORDER_GAP" "${c[@]}" ;;
+		esac
+		return
+	fi
+	[ "$1" != 0 ] || return 0
 	tc qdisc add dev "$CNET" root netem loss "$1%" "${c[@]}" &&
 		on_srv tc qdisc add dev "$SNET" root netem loss "$1%" "${s[@]}"
 }
@@ -409,14 +424,15 @@ loss_mode() {
 	done
 	wait "$cli"
 	srv_end kill
-	echo "loss $lrow 0 - mode ${m:-unseen}" >>"$exact"
+	echo "$LKIND $lrow 0 - mode ${m:-unseen}" >>"$exact"
 }
 
 # loss_cell P TEST: one cell of the loss table (the row's devices are up,
 # netem set to P): its lines in exact.tsv, its output in
-# OUT/runs/loss.P.ROW.TEST.txt.
+# OUT/runs/loss.P.ROW.TEST.txt (LKIND for "loss": the reorder table's
+# cells are made alike).
 loss_cell() {
-	local p=$1 t=$2 n=${LCOUNT[$2]} size=${SIZE[$2]} k="loss $lrow $1 $2" fig st=ok pm need tx
+	local p=$1 t=$2 n=${LCOUNT[$2]} size=${SIZE[$2]} k="$LKIND $lrow $1 $2" fig st=ok pm need tx
 	snap 0
 	marker
 	if [ "$lrow" = tcp ]; then
@@ -429,16 +445,16 @@ loss_cell() {
 		fig=$(perftest_row "$(cat /tmp/loss-run.out)" 4)
 	fi
 	marker
-	echo "$((MARKS - 1)) loss.$p.$lrow.$t" >>"$meter/phases"
+	echo "$((MARKS - 1)) $LKIND.$p.$lrow.$t" >>"$meter/phases"
 	snap 1
-	cp /tmp/loss-run.out "$out/runs/loss.$p.$lrow.$t.txt"
+	cp /tmp/loss-run.out "$out/runs/$LKIND.$p.$lrow.$t.txt"
 	# perftest's 0.00 of a run that moved nothing is no figure.
 	[[ $fig =~ [1-9] ]] || fig=
 	if [ -z "$fig" ]; then
 		st=error
 		[ "$LRC" != 124 ] || st=stalled
 		echo "$k wc $(grep -o -m 1 -E 'status [0-9]+' /tmp/loss-run.out | awk '{ print $2 }')" >>"$exact"
-		echo "loss $p % $lrow $t: $st (exit $LRC): $(tail -n 3 /tmp/loss-run.out | tr '\n' ' ')" >&2
+		echo "$LKIND $p % $lrow $t: $st (exit $LRC): $(tail -n 3 /tmp/loss-run.out | tr '\n' ' ')" >&2
 	fi
 	echo "$k status $st" >>"$exact"
 	put_loss "$k" mib "$fig"
@@ -471,7 +487,8 @@ loss_cell() {
 }
 put_loss() { [ -z "$3" ] || echo "$1 $2 $3" >>"$exact"; }
 
-# loss_row ROW: ROW's cells, no loss first, then each share.
+# loss_row ROW: ROW's cells, each test of LTESTS at each share of
+# LSHARES (no loss first).
 loss_row() {
 	local p t sr='' sr0='' gso0=''
 	lrow=$1
@@ -521,9 +538,9 @@ loss_row() {
 		fi
 		;;
 	esac
-	for p in 0 $BENCH_LOSS; do
-		for t in bw64k bw1m; do
-			echo "exact: loss $p %, $lrow, $t" >&2
+	for p in $LSHARES; do
+		for t in $LTESTS; do
+			echo "exact: $LKIND $p %, $lrow, $t" >&2
 			case $lrow/$t in
 			siw/bw1m | softiwarp/bw1m)
 				echo "loss $lrow $p $t status skipped" >>"$exact"
@@ -533,7 +550,7 @@ loss_row() {
 			# A fresh qdisc a cell: its PRNG from the seed, its drops
 			# the cell's.
 			if ! netem_on "$p"; then
-				echo "cannot set netem loss $p % on the veth pair" >&2
+				echo "cannot set netem ($LKIND $p %) on the veth pair" >&2
 				continue
 			fi
 			loss_cell "$p" "$t"
@@ -565,6 +582,349 @@ if [ -n "${BENCH_LOSS:-}" ]; then
 		loss_row "$r"
 	done
 	# veth's own (65535).
+	[ "$LOSS_PKT" != 1 ] || { ip link set "$CNET" gso_max_segs 65535 && on_srv ip link set "$SNET" gso_max_segs 65535; }
+fi
+# The ECN part (BENCH_ECN=1; off by default): four softroce QP pairs
+# through one bottleneck that marks ECN. On veth0 (the client's sends) a
+# tbf at ECN_MBIT Mbit/s, below what one softroce QP moves alone, and
+# under it RED with ecn: between its thresholds it marks an ECT packet CE
+# with a growing probability (above the upper one, always), and drops
+# what is not ECT instead. ECN_QPS ib_send_bw servers in b (ports 18515
+# on), as many clients here, all through the RDMA CM (perftest -R: ECE
+# agrees on selective repeat and, if roce_ecn allows, ECN), ECN_MSGS
+# 64 KiB SENDs each in event mode, the clients started at once; twice:
+# roce_ecn=1 and roce_ecn=0, roce_sr=1 both times. Bytes are checked by
+# perftest's completion statuses alone. While they run, every ECN_EVERY
+# guest seconds: the tbf's bytes sent and RED's backlog (tc -s -j), and
+# the client QPs' state, ECE and DCQCN rate (rdma -dd res show qp), in
+# OUT/runs/ecn.E.samples (TIME TBF_BYTES BACKLOG QPS_IN_RTS RATES ECES);
+# each client's output in OUT/runs/ecn.E.qpI.txt.
+# Lines "ecn E KEY VALUE" in OUT/exact.tsv (E: roce_ecn): mib.I and
+# status.I (client I: the tool's MiB/s; ok, stalled or error), msgs,
+# mbit (the bottleneck), the RED qdisc's marked, early, pdrop, other and
+# drops (its -s counters; early: dropped or marked between the
+# thresholds, other: above the upper one), tbf's drops, backlog (the
+# largest sampled, bytes), win and winbytes (the guest seconds in which
+# all clients' QPs were up, and the tbf's bytes then), span (first
+# client's end to last's), paced (samples with a QP paced / QP samples),
+# rmin and rmean (the paced rates, Mb/s), ece (the QPs' ECE bits seen),
+# and the port counters grown: marked (np_ecn_marked_roce_packets) and
+# cnp (np_cnp_sent) of the server, handled (rp_cnp_handled), ignored
+# (rp_cnp_ignored), retx (timeouts), srretx, tx and need (as in the loss
+# rows) of the client.
+ECN_QPS=4
+ECN_MBIT=400
+ECN_MSGS=${BENCH_ECN_MSGS:-2048}
+ECN_EVERY=0.2
+# Samples without a byte through the bottleneck that make a stall.
+ECN_STILL=25
+# Guest seconds a client may take. Its start can take hundreds: four
+# programs read in at once from the host (the shim locks their pages),
+# guest time leaps (one such leap of 278 s was seen); a stall once the
+# QPs are up ends sooner (ECN_STILL).
+ECN_LIMIT=1800
+ECNP=/sys/module/softrdma/parameters/roce_ecn
+
+# ecn_qdisc: a fresh bottleneck on veth0. RED's thresholds for 400 Mbit/s
+# (50 kB a ms): 64 kB (1.3 ms, two softroce trains) and 192 kB (3.8 ms),
+# at most 10 % marked below the upper one; a limit of 1 MB (20 ms) it
+# should never reach with ECN. What is never ECT goes around it, in a
+# prio band of its own (as a RoCE network gives CNPs and control a class
+# of their own): the RDMA CM's MADs (BTH destination QP 1), ACKs (BTH
+# opcode 0x11), CNPs (0x81) and ARP. RED drops what is not ECT, all of it
+# while its average is above the upper threshold: seen, a lost RTU left
+# a connection half made (the server's QPs in ERR, its client in RTS,
+# waiting), and a server whose ACKs never got through (its perftest
+# exchange, to a client busy behind the queue) ended in retry exceeded.
+ecn_qdisc() {
+	tc qdisc del dev "$CNET" root 2>/dev/null
+	tc qdisc add dev "$CNET" root handle 1: prio bands 2 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
+		tc qdisc add dev "$CNET" parent 1:2 handle 2: tbf rate "${ECN_MBIT}mbit" burst 64kb latency 20ms &&
+		tc qdisc add dev "$CNET" parent 2:1 handle 3: red limit 1000000 min 64000 max 192000 \
+			avpkt 1000 burst 100 probability 0.1 bandwidth "${ECN_MBIT}mbit" ecn &&
+		tc filter add dev "$CNET" parent 1: protocol ip prio 1 u32 match u8 17 0xff at 9 \
+			match u16 4791 0xffff at 22 match u32 1 0x00ffffff at 32 flowid 1:1 &&
+		tc filter add dev "$CNET" parent 1: protocol ip prio 1 u32 match u8 17 0xff at 9 \
+			match u16 4791 0xffff at 22 match u8 0x11 0xff at 28 flowid 1:1 &&
+		tc filter add dev "$CNET" parent 1: protocol ip prio 1 u32 match u8 17 0xff at 9 \
+			match u16 4791 0xffff at 22 match u8 0x81 0xff at 28 flowid 1:1 &&
+		tc filter add dev "$CNET" parent 1: protocol arp prio 2 u32 match u32 0 0 flowid 1:1
+}
+# qd_stat KIND KEY... [KIND KEY...]: the named counters of veth0's
+# qdiscs KIND (tbf, red, prio), on one line (tc -s -j: raw numbers).
+qd_stat() {
+	tc -s -j qdisc show dev "$CNET" | awk -v keys="$*" 'BEGIN { RS = "[{]\"kind\":\""; n = split(keys, w, " ") }
+		{ k = $0; sub(/".*/, "", k); rec[k] = $0 }
+		END {
+			for (i = 1; i <= n; i++) {
+				if (w[i] ~ /^(tbf|red|prio|pfifo)$/) { q = w[i]; continue }
+				v = "-"
+				if (match(rec[q], "\"" w[i] "\":[0-9]+")) { v = substr(rec[q], RSTART, RLENGTH); sub(/.*:/, "", v) }
+				printf "%s%s", (o++ ? " " : ""), v
+			}
+			print ""
+		}'
+}
+# ecn_qps: the client's RC QPs in RTS: how many processes have one
+# (perftest -R makes two a process: its own messages' and the test's),
+# and the QPs' DCQCN rates and ECE bits (comma-separated; - for none).
+ecn_qps() {
+	rdma -dd res show qp link "$lcdev/1" 2>/dev/null | awk '
+		function flush() { if (rc && rts) { if (!(pid in seen)) n++; seen[pid] = 1; r = r sep rate; e = e sep ece; sep = "," } rc = rts = 0; rate = ece = pid = "-" }
+		/^link / { flush() }
+		/ type RC / { rc = 1 }
+		/ state RTS / { rts = 1 }
+		{ for (i = 1; i < NF; i++) {
+			if ($i == "pid") pid = $(i + 1)
+			if ($i ~ /^(drv_)?rate_mbps$/) rate = $(i + 1)
+			if ($i ~ /^(drv_)?ece$/) ece = $(i + 1) } }
+		END { flush(); print n + 0, (r == "" ? "-" : r), (e == "" ? "-" : e) }'
+}
+
+# ecn_run E: one run of the ECN part with roce_ecn E.
+ecn_run() {
+	local e=$1 i port pids=() cli=() k="ecn $1" f fig st n=0 samples=$out/runs/ecn.$1.samples
+	echo "$e" >"$ECNP"
+	echo 1 >"$SRP"
+	if ! ecn_qdisc; then
+		echo "cannot set the ECN bottleneck on $CNET" >&2
+		return
+	fi
+	snap 0
+	for ((i = 1; i <= ECN_QPS; i++)); do
+		port=$((18514 + i))
+		set -m
+		on_srv timeout --foreground "$SRV_LIMIT" env LD_PRELOAD="$shim" \
+			ib_send_bw -d "$lsdev" -F -R -e -N -s 65536 -n "$ECN_MSGS" -p "$port" \
+			>/dev/null 2>"/tmp/ecn-srv.$i.err" &
+		pids+=($!)
+		set +m
+	done
+	for ((i = 1; i <= ECN_QPS; i++)); do
+		port=$((18514 + i)) n=300
+		until on_srv rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qE ":$port( |$)"; do
+			n=$((n - 1))
+			[ $n -gt 0 ] || break
+			sleep 0.1
+		done
+		[ $n -gt 0 ] || echo "ecn $e: server $i not listening: $(tail -n 2 "/tmp/ecn-srv.$i.err" | tr '\n' ' ')" >&2
+	done
+	# The clients at once; each notes its exit status and its end.
+	for ((i = 1; i <= ECN_QPS; i++)); do
+		port=$((18514 + i))
+		rm -f "/tmp/ecn-c.$i.end"
+		{
+			LD_PRELOAD=$shim timeout "$ECN_LIMIT" ib_send_bw -d "$lcdev" -F -R -e -N -s 65536 \
+				-n "$ECN_MSGS" -p "$port" "$SIP" >"/tmp/ecn-c.$i.out" 2>&1
+			echo "$? $(date +%s.%N)" >"/tmp/ecn-c.$i.end"
+		} &
+		cli+=($!)
+	done
+	: >"$samples"
+	echo "launched $(date +%s.%N)" >"$out/runs/ecn.$e.ends"
+	local nth=0 q qs last='' still=0
+	while :; do
+		n=0
+		for i in "${cli[@]}"; do
+			! kill -0 "$i" 2>/dev/null || n=$((n + 1))
+		done
+		[ $n -gt 0 ] || break
+		q=$(qd_stat tbf bytes red backlog)
+		qs=$(ecn_qps)
+		echo "$EPOCHREALTIME $q $qs" >>"$samples"
+		# A stall: nothing through the bottleneck for ECN_STILL samples
+		# (the guest-time bound would take long in wall time while this
+		# loop runs): the clients are ended.
+		# (Counted once a QP is up: the clients' start moves nothing.)
+		if [ "${q% *}" = "$last" ] && [ "${qs%% *}" -gt 0 ]; then
+			still=$((still + 1))
+			if [ $still -ge "$ECN_STILL" ]; then
+				echo "ecn $e: nothing through the bottleneck for $still samples: clients ended" >&2
+				echo "$k stall $EPOCHREALTIME" >>"$exact"
+				for i in "${cli[@]}"; do pkill -TERM -P "$i" timeout 2>/dev/null; done
+				sleep 1
+			fi
+		else
+			still=0
+		fi
+		last=${q% *}
+		# One look at every QP, as rdma shows them.
+		nth=$((nth + 1))
+		[ $nth != 5 ] || { rdma -dd res show qp; on_srv rdma -dd res show qp; } >"$out/runs/ecn.$e.qps" 2>&1
+		sleep "$ECN_EVERY"
+	done
+	wait "${cli[@]}"
+	for i in "${pids[@]}"; do
+		kill -TERM -- "-$i" 2>/dev/null
+		wait "$i" 2>/dev/null
+	done
+	for ((i = 1; i <= ECN_QPS; i++)); do
+		[ ! -s "/tmp/ecn-srv.$i.err" ] || cp "/tmp/ecn-srv.$i.err" "$out/runs/ecn.$e.srv$i.err"
+	done
+	snap 1
+	echo "$k mbit $ECN_MBIT" >>"$exact"
+	echo "$k msgs $ECN_MSGS" >>"$exact"
+	for ((i = 1; i <= ECN_QPS; i++)); do
+		f=/tmp/ecn-c.$i.out
+		cp "$f" "$out/runs/ecn.$e.qp$i.txt"
+		fig=$(perftest_row "$(cat "$f")" 4)
+		[[ $fig =~ [1-9] ]] || fig=
+		st=ok
+		if [ -z "$fig" ]; then
+			st=error
+			[ "$(awk '{ print $1 }' "/tmp/ecn-c.$i.end" 2>/dev/null)" != 124 ] && [ $still -lt "$ECN_STILL" ] ||
+				st=stalled
+			echo "ecn $e: QP $i: $st: $(tail -n 3 "$f" | tr '\n' ' ')" >&2
+		fi
+		echo "$k status.$i $st" >>"$exact"
+		put_loss "$k" "mib.$i" "$fig"
+	done
+	# shellcheck disable=SC2046 # the counters, one word each
+	set -- $(qd_stat red marked early pdrop other drops tbf drops prio packets drops)
+	put_loss "$k" marked_q "$1"
+	put_loss "$k" early "$2"
+	put_loss "$k" pdrop "$3"
+	put_loss "$k" other "$4"
+	put_loss "$k" drops "$5"
+	put_loss "$k" tbfdrops "$6"
+	put_loss "$k" prio "$7"
+	put_loss "$k" priodrops "$8"
+	awk -v k="$k" -v qps="$ECN_QPS" '
+		$3 ~ /^[0-9]+$/ && $3 > b { b = $3 }
+		$4 == qps { if (t0 == "") { t0 = $1; b0 = $2 } t1 = $1; b1 = $2 }
+		$4 > 0 { m = split($5, r, ","); for (i = 1; i <= m; i++) if (r[i] ~ /^[0-9]+$/) { q++; if (r[i] > 0) { p++; s += r[i]; if (min == "" || r[i] < min) min = r[i] } } }
+		$4 > 0 && $6 != "-" { m = split($6, x, ","); for (i = 1; i <= m; i++) ece[x[i]] = 1 }
+		END {
+			print k, "backlog", b + 0
+			if (t0 != "" && t1 > t0) { printf "%s win %.3f\n%s winbytes %d\n", k, t1 - t0, k, b1 - b0 }
+			if (q) printf "%s paced %d/%d\n", k, p, q
+			if (p) printf "%s rmin %d\n%s rmean %.0f\n", k, min, k, s / p
+			for (v in ece) l = l (l == "" ? "" : ",") v
+			if (l != "") print k, "ece", l
+		}' "$samples" >>"$exact"
+	for ((i = 1; i <= ECN_QPS; i++)); do
+		echo "$i $(cat "/tmp/ecn-c.$i.end" 2>/dev/null)" >>"$out/runs/ecn.$e.ends"
+	done
+	awk '$1 != "launched" { print $3 }' "$out/runs/ecn.$e.ends" | sort -n |
+		awk -v k="$k" 'NR == 1 { a = $1 } { b = $1 } END { if (NR > 1) printf "%s span %.3f\n", k, b - a }' >>"$exact"
+	put_loss "$k" marked "$(grown s np_ecn_marked_roce_packets)"
+	put_loss "$k" cnp "$(grown s np_cnp_sent)"
+	put_loss "$k" handled "$(grown c rp_cnp_handled)"
+	put_loss "$k" ignored "$(grown c rp_cnp_ignored)"
+	put_loss "$k" retx "$(grown c retransmits)"
+	put_loss "$k" srretx "$(grown c sr_retransmits)"
+	put_loss "$k" tx "$(grown c tx_packets)"
+	# 64 packets a message at the path MTU of 1024.
+	put_loss "$k" need $((ECN_QPS * ECN_MSGS * 64))
+	tc qdisc del dev "$CNET" root 2>/dev/null
+	return 0
+}
+
+if [ "${BENCH_ECN:-0}" = 1 ]; then
+	wire_mtu 1500
+	lrow=softroce-sr lcdev=${NAME[softroce]} lsdev=${SNAME[softroce]} lf=-R
+	if ! dev_add - softroce "$CNET" "$lcdev" || ! dev_add srv softroce "$SNET" "$lsdev"; then
+		echo "cannot add the softroce pair for the ECN part" >&2
+		dev_del - softroce "$lcdev"
+	# (The module is loaded now, its parameters there.)
+	elif [ ! -w "$ECNP" ] || [ ! -w "$SRP" ]; then
+		echo "no $ECNP or $SRP: no ECN part" >&2
+		dev_del - softroce "$lcdev"
+		dev_del srv softroce "$lsdev"
+	else
+		ecn0=$(cat "$ECNP") sr0=$(cat "$SRP")
+		# A first connection (unmeasured, no bottleneck).
+		LKIND=ecn loss_mode
+		for e in 1 0; do
+			echo "exact: ECN, roce_ecn=$e, $ECN_QPS QPs through ${ECN_MBIT} Mbit/s" >&2
+			ecn_run "$e"
+		done
+		echo "$ecn0" >"$ECNP"
+		echo "$sr0" >"$SRP"
+		dev_del - softroce "$lcdev"
+		dev_del srv softroce "$lsdev"
+	fi
+fi
+
+# The reordering part (BENCH_REORDER: shares in percent, e.g. "1"; empty
+# by default): netem on veth0 alone delays every skb REORDER_DELAY and,
+# after REORDER_GAP - 1 delayed ones, sends each at once with probability
+# P, ahead of those still in the delay; nothing is lost. Rows softroce-sr
+# and softroce (go-back-N, roce_sr=0), both through the RDMA CM, 64 KiB
+# SENDs, cells as the loss table's (LKIND reorder: "reorder ROW P TEST
+# KEY VALUE" lines): P none (no netem), 0 (the delay alone), then each
+# share. netem reorders what it is handed: softroce trains, or with
+# BENCH_LOSS_PKT=1 wire packets (as for loss). Before them a count of
+# what netem does at each share: REORDER_PROBE UDP datagrams (one skb
+# each) sent as fast as a Python loop goes, counted in b: "reorder check
+# P SENT RECEIVED AHEAD", AHEAD the datagrams that came before one of a
+# lower number.
+REORDER_DELAY=1ms
+REORDER_GAP=5
+REORDER_PROBE=20000
+# The count's bound, guest seconds: the two Python programs are read in
+# from the host, and guest time leaps while they are (a bound of 120
+# ended the receiver before the sender had started).
+REORDER_LIMIT=1800
+reorder_check() {
+	local p=$1 n=100 r
+	netem_on "$p" || return
+	on_srv timeout "$REORDER_LIMIT" python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE
+s.bind(("0.0.0.0", 9999))
+a = []
+try:
+    while True:
+        a.append(int.from_bytes(s.recv(2048)[:4], "big"))
+        s.settimeout(3)
+except socket.timeout:
+    pass
+# Ahead: a datagram that came before one of a lower number.
+j = 0
+low = 1 << 62
+for q in reversed(a):
+    if q > low:
+        j += 1
+    low = min(low, q)
+print(len(a), j)
+' >/tmp/reorder-check.out 2>&1 &
+	r=$!
+	until on_srv ss -Hlun "sport = :9999" | grep -q .; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || break
+		sleep 0.1
+	done
+	timeout "$REORDER_LIMIT" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+pad = bytes(996)
+for i in range(int(sys.argv[2])):
+    s.sendto(i.to_bytes(4, "big") + pad, (sys.argv[1], 9999))
+' "$SIP" "$REORDER_PROBE"
+	wait "$r"
+	echo "reorder check $p $REORDER_PROBE $(cat /tmp/reorder-check.out)" >>"$exact"
+	netem_off
+}
+
+if [ -n "${BENCH_REORDER:-}" ]; then
+	wire_mtu 1500
+	LKIND=reorder LSHARES="none 0 $BENCH_REORDER" LTESTS=bw64k
+	netem_seed
+	for p in $BENCH_REORDER; do
+		echo "exact: reorder check, $p %" >&2
+		reorder_check "$p"
+	done
+	if [ "$LOSS_PKT" = 1 ]; then
+		ip link set "$CNET" gso_max_segs 1 && on_srv ip link set "$SNET" gso_max_segs 1 &&
+			echo "reorder unit packet" >>"$exact"
+	else
+		echo "reorder unit skb" >>"$exact"
+	fi
+	for r in softroce-sr softroce; do
+		loss_row "$r"
+	done
 	[ "$LOSS_PKT" != 1 ] || { ip link set "$CNET" gso_max_segs 65535 && on_srv ip link set "$SNET" gso_max_segs 65535; }
 fi
 # What the phases are made of (the report's per-message counts).

@@ -78,8 +78,8 @@ by_time() {
 CELLS=${CELLS:-}
 table() {
 	local stacks mtus mtu s t
-	mtus=$(awk 'NF == 4 && $1 != "msgs" && $1 != "loss" { print $2 }' "$exact" | sort -un | tr '\n' ' ')
-	stacks=$(awk 'NF == 4 && $1 != "msgs" && $1 != "loss" { print $1 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
+	mtus=$(awk 'NF == 4 && $1 !~ /^(msgs|loss|ecn|reorder)$/ { print $2 }' "$exact" | sort -un | tr '\n' ' ')
+	stacks=$(awk 'NF == 4 && $1 !~ /^(msgs|loss|ecn|reorder)$/ { print $1 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
 	for mtu in $mtus; do
 		if [ -z "$CELLS" ]; then
 			echo "exact clock (one vCPU, one instruction a guest ns), veth pair, MTU $mtu; both ends counted"
@@ -237,6 +237,165 @@ loss_rows() {
 	done
 }
 
+# ev E KEY: a value of the ECN part ("ecn E KEY VALUE").
+ev() { awk -v e="$1" -v k="$2" '$1 == "ecn" && $2 == e && $3 == k { print $4; exit }' "$exact"; }
+
+# ecn_table: the ECN part, if the run had one (BENCH_ECN=1): per run
+# (roce_ecn 1 and 0) each QP's MiB/s, their sum as a share of the
+# bottleneck, the spread of the shares, what the qdisc did and the CNPs.
+# A share of the bottleneck counts wire bytes: a 1024-byte payload
+# travels in 1082 (Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4), what tbf
+# counts.
+ecn_table() {
+	local e runs mbit i v c
+	runs=$(awk '$1 == "ecn" && $3 == "mbit" { print $2 }' "$exact" | tr '\n' ' ')
+	[ -n "$runs" ] || return 0
+	mbit=$(ev "${runs%% *}" mbit)
+	echo "ECN: $(awk '$1 == "ecn" && $3 ~ /^status\./ { n++ } END { print n / 2 }' "$exact") softroce QPs (RDMA CM, SR) through tbf $mbit Mbit/s with RED (ecn) on veth0, $(ev "${runs%% *}" msgs) x 64 KiB SENDs each"
+	echo "(bytes checked by perftest's completion statuses only; shares of the bottleneck in wire bytes, 1082 a 1024-byte packet)"
+	printf "%-34s" "roce_ecn"
+	for e in $runs; do printf " %22s" "$e"; done
+	echo
+	ecn_line "QPs' MiB/s" qps
+	ecn_line "sum MiB/s (share of bottleneck)" sum
+	ecn_line "max/min QP (spread)" spread
+	ecn_line "all QPs up: s, share used" win
+	ecn_line "  median interval, Mbit/s" med
+	ecn_line "first to last end, guest s" span
+	ecn_line "QPs' ECE bits" ece
+	ecn_line "RED marked/early/other/pdrop" red
+	ecn_line "qdisc drops (RED / tbf)" drops
+	ecn_line "largest backlog sampled, kB" backlog
+	ecn_line "CE seen / CNPs sent / handled" cnp
+	ecn_line "samples paced / QP samples" paced
+	ecn_line "paced rate min / mean, Mb/s" rate
+	ecn_line "timeouts / SR resends" retx
+	ecn_line "sent / needed" ratio
+	echo
+}
+# ecn_line LABEL WHAT: one line of ecn_table, a run a column.
+ecn_line() {
+	local e c i v
+	printf "%-34s" "$1"
+	for e in $runs; do
+		case $2 in
+		qps)
+			c=
+			for ((i = 1; ; i++)); do
+				v=$(ev "$e" "status.$i")
+				[ -n "$v" ] || break
+				[ "$v" = ok ] && v=$(awk -v v="$(ev "$e" "mib.$i")" 'BEGIN { printf "%.3g", v }')
+				c=$c${c:+ }$v
+			done
+			;;
+		sum | spread)
+			c=$(awk -v e="$e" -v m="$mbit" -v w="$2" '$1 == "ecn" && $2 == e && $3 ~ /^mib\./ {
+					s += $4; n++; if (max == "" || $4 > max) max = $4; if (min == "" || $4 < min) min = $4 }
+				END {
+					if (!n) { print "-"; exit }
+					if (w == "sum") printf "%.1f (%.0f%%)", s, 100 * s * 1048576 * 1082 / 1024 * 8 / (m * 1e6)
+					else printf "%.2f (%.0f%%)", max / min, 100 * (max - min) / (s / n)
+				}' "$exact")
+			;;
+		win)
+			c=$(awk -v s="$(ev "$e" win)" -v b="$(ev "$e" winbytes)" -v m="$mbit" \
+				'BEGIN { if (s > 0) printf "%.2f, %.0f%%", s, 100 * b * 8 / s / (m * 1e6); else print "-" }')
+			;;
+		med)
+			# The median of the sampling intervals' rates while all
+			# the QPs were up (the window less its start and end).
+			c=$(awk -v q="$(awk '$1 == "ecn" && $3 ~ /^status\./ { n++ } END { print n / 2 }' "$exact")" -v m="$mbit" '
+				p != "" && $4 == q && $1 > p { r[++n] = ($2 - pb) * 8 / ($1 - p) / 1e6 }
+				{ p = $1; pb = $2 }
+				END {
+					if (!n) { print "-"; exit }
+					for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j] < r[j - 1]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
+					printf "%.0f (%.0f%%)", r[int((n + 1) / 2)], 100 * r[int((n + 1) / 2)] / m
+				}' "$out/runs/ecn.$e.samples" 2>/dev/null)
+			;;
+		span) c=$(ev "$e" span) ;;
+		ece) c=$(ev "$e" ece) ;;
+		red) c="$(ev "$e" marked_q)/$(ev "$e" early)/$(ev "$e" other)/$(ev "$e" pdrop)" ;;
+		drops) c="$(ev "$e" drops) / $(ev "$e" tbfdrops)" ;;
+		backlog) c=$(awk -v b="$(ev "$e" backlog)" 'BEGIN { printf "%.0f", b / 1000 }') ;;
+		cnp) c="$(ev "$e" marked)/$(ev "$e" cnp)/$(ev "$e" handled)" ;;
+		paced) c=$(ev "$e" paced) ;;
+		rate) c="$(ev "$e" rmin) / $(ev "$e" rmean)" ;;
+		retx) c="$(ev "$e" retx) / $(ev "$e" srretx)" ;;
+		ratio)
+			c=$(awk -v x="$(ev "$e" tx)" -v n="$(ev "$e" need)" \
+				'BEGIN { if (n > 0 && x != "") printf "%.4f", x / n; else print "-" }')
+			;;
+		esac
+		[ "$c" != " / " ] && [ "$c" != "//" ] && [ "$c" != "///" ] || c=-
+		printf " %22s" "${c:--}"
+	done
+	echo
+}
+
+# rv ROW P KEY: a value of the reordering table's 64 KiB cells.
+rv() { awk -v r="$1" -v p="$2" -v k="$3" '$1 == "reorder" && $2 == r && $3 == p && $4 == "bw64k" && $5 == k { print $6; exit }' "$exact"; }
+
+# reorder_table: the reordering part, if the run had one (BENCH_REORDER):
+# netem's count first, then per row and share the MiB/s (share of the
+# row's figure without netem, and of the delay alone), the packets sent
+# over those needed, the resends.
+reorder_table() {
+	local rows shares r p v c
+	rows=$(awk '$1 == "reorder" && NF == 6 && $3 == "none" { print $2 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
+	[ -n "$rows" ] || return 0
+	shares=$(awk '$1 == "reorder" && NF == 6 && $3 != "none" { print $3 }' "$exact" | sort -un | tr '\n' ' ')
+	echo "reordering: netem on veth0, delay 1 ms, reorder P% gap 5, no loss; MTU 1500, 64 KiB SENDs x $(rv "${rows%% *}" none msgs), one run a cell"
+	echo "netem reorders: $(awk '$1 == "reorder" && $2 == "unit" { print ($3 == "packet" ? "wire packets (gso_max_segs 1, roce_gso=0)" : "skbs as handed over (softroce trains)"); exit }' "$exact")"
+	awk '$1 == "reorder" && $2 == "check" && NF < 6 { printf "netem at %s %%: no count (the probe gave nothing)\n", $3 }
+		$1 == "reorder" && $2 == "check" && NF >= 6 { printf "netem at %s %%: %s of %s UDP datagrams received (%s sent) came before one of a lower number (%.2f%%)\n", $3, $6, $5, $4, ($5 > 0 ? 100 * $6 / $5 : 0) }' "$exact"
+	printf "%-30s" ""
+	for r in $rows; do printf " %24s" "$r"; done
+	echo
+	for p in none $shares; do
+		case $p in
+		none) c="no netem, MiB/s" ;;
+		0) c="delay 1 ms (of no netem)" ;;
+		*) c="$p % (of none / of delay)" ;;
+		esac
+		printf "%-30s" "$c"
+		for r in $rows; do
+			v=$(rv "$r" "$p" mib)
+			if [ -z "$v" ]; then
+				c=$(rv "$r" "$p" status)
+			else
+				c=$(awk -v v="$v" -v a="$(rv "$r" none mib)" -v d="$(rv "$r" 0 mib)" -v p="$p" 'BEGIN {
+					sa = a > 0 ? sprintf("%.0f%%", 100 * v / a) : "-"
+					sd = d > 0 ? sprintf("%.0f%%", 100 * v / d) : "-"
+					if (p == "none") printf "%.4g", v
+					else if (p == "0") printf "%.4g (%s)", v, sa
+					else printf "%.4g (%s / %s)", v, sa, sd }')
+			fi
+			printf " %24s" "${c:--}"
+		done
+		echo
+	done
+	for p in none $shares; do
+		printf "%-30s" "  sent/needed, $p"
+		for r in $rows; do
+			printf " %24s" "$(awk -v x="$(rv "$r" "$p" tx)" -v n="$(rv "$r" "$p" need)" -v st="$(rv "$r" "$p" status)" \
+				'BEGIN { if (n > 0 && x != "" && st == "ok") printf "%.4f", x / n; else print "-" }')"
+		done
+		echo
+	done
+	for p in none $shares; do
+		printf "%-30s" "  timeouts/SR resends/held/NAKs, $p"
+		for r in $rows; do
+			printf " %24s" "$(rv "$r" "$p" retx)/$(rv "$r" "$p" srretx)/$(rv "$r" "$p" held)/$(rv "$r" "$p" naks)"
+		done
+		echo
+	done
+	printf "%-30s" "retransmission mode"
+	for r in $rows; do printf " %24s" "$(v=$(awk -v r="$r" '$1 == "reorder" && $2 == r && $5 == "mode" { print $6; exit }' "$exact") && echo "${v:--}")"; done
+	echo
+	echo
+}
+
 profile() {
 	local phase=$1 top=${2:-25} syms=$meter/kallsyms.${1%.*}
 	if ! runs "$phase" || [ ! -f "$syms" ]; then
@@ -285,7 +444,11 @@ spread() {
 case $mode in
 table)
 	table
-	[ -n "$CELLS" ] || loss_table
+	if [ -z "$CELLS" ]; then
+		loss_table
+		ecn_table
+		reorder_table
+	fi
 	;;
 spread) spread "$3" ;;
 profile)
