@@ -22,7 +22,7 @@ fi_rows() {
 # its QP was destroyed used to make it do) fails like any other exit.
 fi_pingpong_run() {
 	local ep=$1 sns=$2 sif=$3 cns=$4 cif=$5 ip=$6 prov=verbs spre=() cpre=()
-	local srv rc=0 src=0 t0=$SECONDS crows srows
+	local srv dog rc=0 src=0 t0=$SECONDS crows srows
 	[ "$ep" = rdm ] && prov="verbs;ofi_rxm"
 	[ "$sns" = - ] || spre=(ip netns exec "$sns")
 	[ "$cns" = - ] || cpre=(ip netns exec "$cns")
@@ -32,9 +32,16 @@ fi_pingpong_run() {
 		-e "$ep" -c -B "$P_AUX" >"$TEST_TMP"/fi-srv.log 2>&1 &
 	srv=$!
 	wait_listen "$sns" "$P_AUX" || rc=1
+	# A side about to time out: where it waits (an RDM side has hung
+	# as it closed, after its last size).
+	"$REPO/tests/vm/hangdump.sh" 140 fi_pingpong "$sns" "$cns" >"$TEST_TMP"/fi-hang.log 2>&1 &
+	dog=$!
 	"${cpre[@]}" env FI_VERBS_IFACE="$cif" timeout 150 stdbuf -oL fi_pingpong -p "$prov" \
 		-e "$ep" -c -P "$P_AUX" "$ip" >"$TEST_TMP"/fi-cli.log 2>&1 || rc=$?
 	wait $srv || src=$?
+	pkill -P $dog sleep 2>/dev/null || true
+	kill $dog 2>/dev/null || true
+	wait $dog 2>/dev/null || true
 	crows=$(fi_rows "$TEST_TMP"/fi-cli.log)
 	srows=$(fi_rows "$TEST_TMP"/fi-srv.log)
 	if [ $rc != 0 ] || [ $src != 0 ] || [ "$crows" != 6 ] || [ "$srows" != 6 ]; then
@@ -42,6 +49,7 @@ fi_pingpong_run() {
 			"server exit $src, $srows of 6 sizes"
 		echo "-- client"; cat "$TEST_TMP"/fi-cli.log
 		echo "-- server"; cat "$TEST_TMP"/fi-srv.log
+		[ -s "$TEST_TMP"/fi-hang.log ] && cat "$TEST_TMP"/fi-hang.log
 		return 1
 	fi
 	cat "$TEST_TMP"/fi-cli.log
