@@ -568,21 +568,32 @@ loss_row() {
 	fi
 }
 
+# unit_set KIND: what netem drops or delays from here, one wire packet an
+# skb (BENCH_LOSS_PKT=1: veth's gso_max_segs 1 on both ends) or the skbs
+# the stacks hand over, and the table says which ("KIND unit ...");
+# unit_reset: veth's own (65535) again.
+unit_set() {
+	if [ "$LOSS_PKT" = 1 ]; then
+		ip link set "$CNET" gso_max_segs 1 && on_srv ip link set "$SNET" gso_max_segs 1 &&
+			echo "$1 unit packet" >>"$exact"
+	else
+		echo "$1 unit skb" >>"$exact"
+	fi
+}
+
+unit_reset() {
+	[ "$LOSS_PKT" != 1 ] || { ip link set "$CNET" gso_max_segs 65535 && on_srv ip link set "$SNET" gso_max_segs 65535; }
+}
+
 if [ -n "${BENCH_LOSS:-}" ]; then
 	# The loss rows' bound: stalls must end.
 	wire_mtu 1500
 	netem_seed
-	if [ "$LOSS_PKT" = 1 ]; then
-		ip link set "$CNET" gso_max_segs 1 && on_srv ip link set "$SNET" gso_max_segs 1 &&
-			echo "loss unit packet" >>"$exact"
-	else
-		echo "loss unit skb" >>"$exact"
-	fi
+	unit_set loss
 	for r in $LOSS_ROWS; do
 		loss_row "$r"
 	done
-	# veth's own (65535).
-	[ "$LOSS_PKT" != 1 ] || { ip link set "$CNET" gso_max_segs 65535 && on_srv ip link set "$SNET" gso_max_segs 65535; }
+	unit_reset
 fi
 # The ECN part (BENCH_ECN=1; off by default): four softroce QP pairs
 # through one bottleneck that marks ECN. On veth0 (the client's sends) a
@@ -916,16 +927,11 @@ if [ -n "${BENCH_REORDER:-}" ]; then
 		echo "exact: reorder check, $p %" >&2
 		reorder_check "$p"
 	done
-	if [ "$LOSS_PKT" = 1 ]; then
-		ip link set "$CNET" gso_max_segs 1 && on_srv ip link set "$SNET" gso_max_segs 1 &&
-			echo "reorder unit packet" >>"$exact"
-	else
-		echo "reorder unit skb" >>"$exact"
-	fi
+	unit_set reorder
 	for r in softroce-sr softroce; do
 		loss_row "$r"
 	done
-	[ "$LOSS_PKT" != 1 ] || { ip link set "$CNET" gso_max_segs 65535 && on_srv ip link set "$SNET" gso_max_segs 65535; }
+	unit_reset
 fi
 # What the phases are made of (the report's per-message counts).
 for k in "${!COUNT[@]}"; do
