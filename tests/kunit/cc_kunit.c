@@ -38,14 +38,21 @@ static void dcqcn_cut_spacing_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.target, SOFTRDMA_DCQCN_LINE_MBPS / 2);
 }
 
+/* A CNP every 4 us, 40 of them, the last at T0 + 156 us. */
+static void dcqcn_to_floor(struct softrdma_dcqcn *d)
+{
+	int i;
+
+	for (i = 0; i < 40; i++)
+		softrdma_dcqcn_cnp(d, T0 + US(4 * i));
+}
+
 /* A CNP every 4 us drives the rate to its floor, never under it. */
 static void dcqcn_floor_test(struct kunit *test)
 {
 	struct softrdma_dcqcn d = {};
-	int i;
 
-	for (i = 0; i < 40; i++)
-		softrdma_dcqcn_cnp(&d, T0 + US(4 * i));
+	dcqcn_to_floor(&d);
 	KUNIT_EXPECT_EQ(test, d.rate, SOFTRDMA_DCQCN_MIN_MBPS);
 	KUNIT_EXPECT_TRUE(test, d.paced);
 }
@@ -106,10 +113,8 @@ static void dcqcn_byte_events_test(struct kunit *test)
 static void dcqcn_tokens_test(struct kunit *test)
 {
 	struct softrdma_dcqcn d = {};
-	int i;
 
-	for (i = 0; i < 40; i++)
-		softrdma_dcqcn_cnp(&d, T0 + US(4 * i));
+	dcqcn_to_floor(&d);
 	KUNIT_ASSERT_EQ(test, d.rate, SOFTRDMA_DCQCN_MIN_MBPS);
 	KUNIT_EXPECT_TRUE(test, softrdma_dcqcn_may_send(&d, T0 + US(160)));
 	softrdma_dcqcn_sent(&d, d.tokens + 300);
