@@ -241,6 +241,19 @@ if [ $quick = 0 ]; then
 	guest_layer debug debug
 fi
 
+# What a failed guest test printed last (its KTAP's nested lines), here
+# at the end too, where a log cut to its tail still shows it (CI's does).
+for f in "$res"/*.ktap; do
+	[ -e "$f" ] || continue
+	awk -v layer="$(basename "$f" .ktap)" '
+		/^# [0-9]+\/[0-9]+ / { n = 0 }
+		{ buf[n++ % 60] = $0 }
+		/^not ok [0-9]+ / {
+			print "--- " layer ": " $0
+			for (i = (n > 60 ? n - 60 : 0); i < n; i++) print buf[i % 60]
+		}' "$f"
+done | head -n 400
+
 if [ ${#failed_names[@]} -gt 0 ]; then
 	echo "failed:"
 	printf '  %s\n' "${failed_names[@]}"
