@@ -237,6 +237,30 @@ wire_at() {
 wire_mtu() {
 	ip link set "$CNET" mtu "$1" && on_srv ip link set "$SNET" mtu "$1"
 }
+# wire_loss P [SEED]: a fresh netem dropping P % on both ends of the wire
+# (for P 0, none): the client's sends here, the server's (ACKs, NAKs,
+# replies) there; with SEED, each end its own (one seed would drop the
+# Nth packet of both directions alike). wire_clean: no qdisc of ours on
+# either end.
+wire_loss() {
+	local c=() s=()
+	wire_clean
+	[ -z "${2:-}" ] || { c=(seed "$2") s=(seed $(($2 + 1))); }
+	[ "$1" != 0 ] || return 0
+	tc qdisc add dev "$CNET" root netem loss "$1%" "${c[@]}" &&
+		on_srv tc qdisc add dev "$SNET" root netem loss "$1%" "${s[@]}"
+}
+wire_clean() {
+	tc qdisc del dev "$CNET" root 2>/dev/null
+	on_srv tc qdisc del dev "$SNET" root 2>/dev/null
+	return 0
+}
+# wire_segs N: both ends' gso_max_segs: 1 hands a qdisc on them wire
+# packets, one an skb (TCP then sends one segment an skb), 65535 (the
+# netdevs' own) whatever the stacks hand over.
+wire_segs() {
+	ip link set "$CNET" gso_max_segs "$1" && on_srv ip link set "$SNET" gso_max_segs "$1"
+}
 # The client's and the server's kind of each wire row.
 declare -A CKIND=([softroce]=softroce [softiwarp]=softiwarp [siw]=siw [rxe]=rxe [rxe-sr]=rxe)
 declare -A SKIND=([softroce]=softroce [softiwarp]=softiwarp [siw]=siw [rxe]=rxe [rxe-sr]=softroce)

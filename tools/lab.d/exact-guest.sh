@@ -299,32 +299,25 @@ netem_seed() {
 }
 
 # netem_on P: a fresh netem dropping P % on both ends of the wire (for P
-# 0, none), each end its own seed (one seed would drop the Nth packet of
-# both directions alike). With LKIND reorder, on veth0 alone: P none, no
-# netem; 0, REORDER_DELAY; else that delay with P % reordered (netem's
-# reorder: after GAP - 1 delayed skbs, each skb goes at once with
-# probability P, ahead of those still delayed).
+# 0, none; wire_loss), with the seed if netem takes one. With LKIND
+# reorder, on veth0 alone: P none, no netem; 0, REORDER_DELAY; else that
+# delay with P % reordered (netem's reorder: after GAP - 1 delayed skbs,
+# each skb goes at once with probability P, ahead of those still
+# delayed).
 netem_on() {
-	local c=() s=()
-	netem_off
-	[ -z "$SEED" ] || { c=(seed "$LOSS_SEED") s=(seed $((LOSS_SEED + 1))); }
-	if [ "$LKIND" = reorder ]; then
-		case $1 in
-		none) return 0 ;;
-		0) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" ;;
-		*) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" reorder "$1%" gap "$REORDER_GAP" "${c[@]}" ;;
-		esac
+	if [ "$LKIND" != reorder ]; then
+		wire_loss "$1" ${SEED:+"$LOSS_SEED"}
 		return
 	fi
-	[ "$1" != 0 ] || return 0
-	tc qdisc add dev "$CNET" root netem loss "$1%" "${c[@]}" &&
-		on_srv tc qdisc add dev "$SNET" root netem loss "$1%" "${s[@]}"
+	wire_clean
+	case $1 in
+	none) return 0 ;;
+	0) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" ;;
+	*) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" reorder "$1%" gap "$REORDER_GAP" \
+		${SEED:+seed "$LOSS_SEED"} ;;
+	esac
 }
-netem_off() {
-	tc qdisc del dev "$CNET" root 2>/dev/null
-	on_srv tc qdisc del dev "$SNET" root 2>/dev/null
-	return 0
-}
+netem_off() { wire_clean; }
 # netem_drops CMD...: what the netem qdisc `CMD tc -s qdisc show dev ...`
 # shows dropped ("(dropped N, ...").
 netem_drops() {
@@ -574,15 +567,14 @@ loss_row() {
 # unit_reset: veth's own (65535) again.
 unit_set() {
 	if [ "$LOSS_PKT" = 1 ]; then
-		ip link set "$CNET" gso_max_segs 1 && on_srv ip link set "$SNET" gso_max_segs 1 &&
-			echo "$1 unit packet" >>"$exact"
+		wire_segs 1 && echo "$1 unit packet" >>"$exact"
 	else
 		echo "$1 unit skb" >>"$exact"
 	fi
 }
 
 unit_reset() {
-	[ "$LOSS_PKT" != 1 ] || { ip link set "$CNET" gso_max_segs 65535 && on_srv ip link set "$SNET" gso_max_segs 65535; }
+	[ "$LOSS_PKT" != 1 ] || wire_segs 65535
 }
 
 if [ -n "${BENCH_LOSS:-}" ]; then
