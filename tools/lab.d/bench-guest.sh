@@ -463,6 +463,64 @@ wire_round() {
 	SRV=-
 }
 
+# pair_loss_round: one round of the two guests' loss rows (BENCH_PAIR_LOSS:
+# loss shares in percent, e.g. "1 5"; none by default): for each row of
+# BENCH_PAIR_LOSS_ROWS, 64 KiB SENDs without loss, then with netem
+# dropping each share of the wire packets on both guests' eth0
+# (gso_max_segs 1 on both, and roce_gso=0 in both for softroce: netem
+# drops one wire packet at a time, not a TCP segment of up to 64 KiB or
+# a softroce train); MTU 1500. RDMA rows: ib_send_bw, PAIR_LOSS_MSGS
+# messages (softroce-sr and the iWARP rows through the RDMA CM, where
+# softroce's ECE agrees on selective repeat; rxe to rxe without it,
+# go-back-N); tcp: iperf3, one stream of 64 KiB writes, 3 s. Samples
+# bw_loss_P of device pair.loss.ROW (and iperf3's cpu_loss_P).
+PAIR_LOSS=${BENCH_PAIR_LOSS:-}
+PAIR_LOSS_ROWS=${BENCH_PAIR_LOSS_ROWS:-tcp softroce-sr softiwarp siw rxe}
+PAIR_LOSS_MSGS=256
+GSOP=/sys/module/softrdma/parameters/roce_gso
+pair_loss_round() {
+	local row k p cdev sdev f
+	wire_at pair
+	if ! wire_mtu 1500 || ! wire_segs 1; then
+		echo "cannot set up the pair's wire for the loss rows" >&2
+		SRV=-
+		return
+	fi
+	for row in $PAIR_LOSS_ROWS; do
+		echo "round $r/$rounds: pair wire, loss, $row" >&2
+		k=${row%-sr}
+		if [ "$k" != tcp ]; then
+			cdev=${NAME[$k]} sdev=${SNAME[$k]} f=-R
+			[ "$k" != rxe ] || f="-x 1"
+			if ! dev_add - "$k" "$CNET" "$cdev" || ! dev_add srv "$k" "$SNET" "$sdev"; then
+				echo "cannot add the $row pair on the wire" >&2
+				dev_del - "$k" "$cdev"
+				continue
+			fi
+			# (The module is loaded in both guests now.)
+			[ "$k" != softroce ] || { echo 0 >$GSOP && on_srv sh -c "echo 0 >$GSOP"; }
+		fi
+		for p in 0 $PAIR_LOSS; do
+			wire_loss "$p" || { echo "cannot set netem ($p %) on the pair's eth0" >&2; continue; }
+			if [ "$k" = tcp ]; then
+				iperf "bw_loss_$p" "pair.loss.$row" 65536 1
+			else
+				# shellcheck disable=SC2086 # f: flags
+				run "$cdev" "$sdev" "$SIP" ib_send_bw $f -s 65536 -n "$PAIR_LOSS_MSGS"
+				put "bw_loss_$p" "pair.loss.$row" "$(col 4)"
+			fi
+		done
+		wire_clean
+		[ "$k" = tcp ] || {
+			[ "$k" != softroce ] || { echo 1 >$GSOP && on_srv sh -c "echo 1 >$GSOP"; }
+			dev_del - "$k" "$cdev"
+			dev_del srv "$k" "$sdev"
+		}
+	done
+	wire_segs 65535
+	SRV=-
+}
+
 # loop_round: one round of every device alone on veth0, and across the
 # two namespaces.
 loop_round() {
@@ -505,6 +563,7 @@ q8=$((iters / 8))
 for r in $(seq "$rounds"); do
 	case $parts in *" veth "*) wire_round veth "tcp siw softiwarp rxe-sr softroce" ;; esac
 	case $parts in *" pair "*) wire_round pair "tcp siw softiwarp rxe softroce" ;; esac
+	case $parts in *" pair "*) [ -z "$PAIR_LOSS" ] || pair_loss_round ;; esac
 	case $parts in *" loop "*) loop_round ;; esac
 done
 

@@ -104,6 +104,41 @@ if [ ${#wires[@]} -gt 0 ]; then
 LEGEND
 fi
 
+# The two guests' loss rows (BENCH_PAIR_LOSS): samples bw_loss_P of
+# pair.loss.ROW, each share's median as MiB/s and as a share of the row's
+# lossless median, all of this run.
+pair_loss_table() {
+	local rows shares r p
+	rows=$(awk '$1 ~ /^bw_loss_/ && $2 ~ /^pair[.]loss[.]/ { sub(/^pair[.]loss[.]/, "", $2); print $2 }' "$samples" |
+		awk '!seen[$0]++' | tr '\n' ' ')
+	[ -n "$rows" ] || return 0
+	shares=$(awk '$1 ~ /^bw_loss_/ { sub(/^bw_loss_/, "", $1); print $1 }' "$samples" | sort -un | tr '\n' ' ')
+	echo "== across two guests, loss: 64 KiB SENDs, netem dropping wire packets on both eth0, MTU 1500"
+	printf "%-14s" ""
+	for p in $shares; do printf " %16s" "$([ "$p" = 0 ] && echo "no loss" || echo "$p %")"; done
+	echo
+	for r in $rows; do
+		printf "%-14s" "$r"
+		for p in $shares; do
+			printf " %16s" "$(awk -v v="$(get "bw_loss_$p" "pair.loss.$r")" -v b="$(get bw_loss_0 "pair.loss.$r")" -v p="$p" 'BEGIN {
+				if (v + 0 <= 0) print "-"
+				else if (p == 0 || b + 0 <= 0) printf "%.4g", v
+				else printf (100 * v / b < 10 ? "%.3g (%.1f%%)" : "%.3g (%.0f%%)"), v, 100 * v / b }')"
+		done
+		echo
+	done
+	cat <<LEGEND
+(MiB/s, and the share of the row's lossless figure in this run; medians of
+ $rounds interleaved rounds. RDMA rows: ib_send_bw -s 65536, 256 messages;
+ softroce-sr, siw, softiwarp through the RDMA CM (softroce: selective
+ repeat by ECE), rxe to rxe without it (go-back-N); tcp: iperf3, one stream
+ of 64 KiB writes, 3 s. Both guests' eth0 at gso_max_segs 1 and roce_gso=0,
+ lossless cells too: netem drops single wire packets.)
+
+LEGEND
+}
+pair_loss_table
+
 # The loopback: devices named by their kind alone.
 sizes=$(awk '$1 ~ /^bw_[0-9]+$/ && $2 !~ /[.]/ { sub(/^bw_/, "", $1); print $1 }' "$samples" | sort -nu)
 loop_tables() {

@@ -8,7 +8,12 @@
 # BENCH_ROUNDS interleaved rounds (3), BENCH_ITERS iterations (1000),
 # BENCH_POLL_US: the poll_us compared with 0 (200); BENCH_PARTS: what runs,
 # of "exact veth pair loop" (all); BENCH_ROWS: the wire's rows, of "tcp siw
-# softiwarp rxe softroce" (all).
+# softiwarp rxe softroce" (all; none: no rows). BENCH_PAIR_LOSS (loss
+# shares in percent, e.g. "1 5"; none by default) adds the two guests'
+# loss rows: 64 KiB SENDs under netem loss of wire packets on both eth0,
+# rows BENCH_PAIR_LOSS_ROWS (tcp softroce-sr softiwarp siw rxe), each as
+# MiB/s and a share of its lossless figure of the same run
+# (BENCH_PARTS=pair BENCH_ROWS=none: those rows alone).
 # The exact part comes first: the veth pair's rows on the exact clock
 # (one vCPU, one guest nanosecond per instruction, tools/meter counting
 # every instruction; exact-guest.sh says what runs), tables in
@@ -73,6 +78,7 @@ rm -rf "$out"
 mkdir -p "$out"
 : >"$out/bench.tsv"
 guest=(env "BENCH_ROWS=${BENCH_ROWS:-tcp siw softiwarp rxe softroce}"
+	"BENCH_PAIR_LOSS=${BENCH_PAIR_LOSS:-}" "BENCH_PAIR_LOSS_ROWS=${BENCH_PAIR_LOSS_ROWS:-}"
 	bash "$LAB_REPO/tools/lab.d/bench-guest.sh")
 t0=$SECONDS
 if [ ${#one[@]} -gt 0 ]; then

@@ -280,7 +280,6 @@ declare -A LCOUNT=([bw64k]=1024 [bw1m]=64)
 CKIND[softroce-sr]=softroce
 SKIND[softroce-sr]=softroce
 SRP=/sys/module/softrdma/parameters/roce_sr
-GSOP=/sys/module/softrdma/parameters/roce_gso
 LOSS_PKT=${BENCH_LOSS_PKT:-0}
 # What loss_row's cells are (loss; reorder below), their shares and tests.
 LKIND=loss
