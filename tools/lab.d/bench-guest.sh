@@ -48,32 +48,49 @@ on_srv() {
 }
 
 # srv_start PORT CMD...: the server CMD in the background (SRV_LIMIT, 120 s
-# at most); returns once a TCP (or UDP) socket listens on PORT (SRV_POLLS
-# tenths of a second, 30 s, at most): perftest's own port, or over rdma_cm
-# an iWARP driver's listening kernel socket. (On the exact clock guest time
-# leaps ahead while the guest waits for the host: both are larger there.)
+# at most); returns once something listens on PORT (SRV_POLLS tenths of a
+# second, 30 s, at most; listening). (On the exact clock guest time leaps
+# ahead while the guest waits for the host: both are larger there.)
 srv_job=
 SRV_LIMIT=${SRV_LIMIT:-120}
 srv_start() {
 	local port=$1 n=${SRV_POLLS:-300}
 	shift
 	if [ "$SRV" = peer ]; then
-		srv_job=$(peer -b -l "$port" timeout --foreground "$SRV_LIMIT" "$@" 2>/tmp/bench-srv.err) && return 0
-		srv_job=
-		return 1
+		# B's agent sees a socket itself; a CM ID is polled from here.
+		if [ -z "$SRV_CM" ]; then
+			srv_job=$(peer -b -l "$port" timeout --foreground "$SRV_LIMIT" "$@" 2>/tmp/bench-srv.err) && return 0
+			srv_job=
+			return 1
+		fi
+		srv_job=$(peer -b timeout --foreground "$SRV_LIMIT" "$@" 2>/tmp/bench-srv.err) || {
+			srv_job=
+			return 1
+		}
+	else
+		# A process group of its own, so srv_end can end all of it.
+		set -m
+		on_srv timeout --foreground "$SRV_LIMIT" "$@" >/dev/null 2>/tmp/bench-srv.err &
+		srv_job=$!
+		set +m
 	fi
-	# A process group of its own, so srv_end can end all of it.
-	set -m
-	on_srv timeout --foreground "$SRV_LIMIT" "$@" >/dev/null 2>/tmp/bench-srv.err &
-	srv_job=$!
-	set +m
-	while [ -z "$(on_srv ss -Hltun "sport = :$port")" ]; do
+	until listening "$port"; do
 		n=$((n - 1))
-		if [ $n -le 0 ] || ! kill -0 $srv_job 2>/dev/null; then
+		if [ $n -le 0 ] || { [ "$SRV" != peer ] && ! kill -0 "$srv_job" 2>/dev/null; }; then
 			return 1
 		fi
 		sleep 0.1
 	done
+}
+
+# listening PORT: where the server runs, a TCP or UDP socket listens on
+# PORT (perftest's own, or over rdma_cm an iWARP driver's listening
+# kernel socket), or with SRV_CM set (a RoCE server through the RDMA CM,
+# which has no socket) a listening CM ID.
+SRV_CM=
+listening() {
+	[ -n "$(on_srv ss -Hltun "sport = :$1")" ] ||
+		{ [ -n "$SRV_CM" ] && on_srv rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qE ":$1( |$)"; }
 }
 
 # srv_end [kill]: wait for the server to end (after its client), or end it.
@@ -479,7 +496,7 @@ PAIR_LOSS_ROWS=${BENCH_PAIR_LOSS_ROWS:-tcp softroce-sr softiwarp siw rxe}
 PAIR_LOSS_MSGS=256
 GSOP=/sys/module/softrdma/parameters/roce_gso
 pair_loss_round() {
-	local row k p cdev sdev f
+	local row k p cdev sdev f cm
 	wire_at pair
 	if ! wire_mtu 1500 || ! wire_segs 1; then
 		echo "cannot set up the pair's wire for the loss rows" >&2
@@ -490,8 +507,10 @@ pair_loss_round() {
 		echo "round $r/$rounds: pair wire, loss, $row" >&2
 		k=${row%-sr}
 		if [ "$k" != tcp ]; then
-			cdev=${NAME[$k]} sdev=${SNAME[$k]} f=-R
+			cdev=${NAME[$k]} sdev=${SNAME[$k]} f=-R cm=
 			[ "$k" != rxe ] || f="-x 1"
+			# RoCE through the CM: no socket to wait for.
+			[ "$k" != softroce ] || cm=1
 			if ! dev_add - "$k" "$CNET" "$cdev" || ! dev_add srv "$k" "$SNET" "$sdev"; then
 				echo "cannot add the $row pair on the wire" >&2
 				dev_del - "$k" "$cdev"
@@ -506,7 +525,7 @@ pair_loss_round() {
 				iperf "bw_loss_$p" "pair.loss.$row" 65536 1
 			else
 				# shellcheck disable=SC2086 # f: flags
-				run "$cdev" "$sdev" "$SIP" ib_send_bw $f -s 65536 -n "$PAIR_LOSS_MSGS"
+				SRV_CM=$cm run "$cdev" "$sdev" "$SIP" ib_send_bw $f -s 65536 -n "$PAIR_LOSS_MSGS"
 				put "bw_loss_$p" "pair.loss.$row" "$(col 4)"
 			fi
 		done

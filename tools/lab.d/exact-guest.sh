@@ -353,25 +353,10 @@ grown() {
 }
 
 # srv_up PORT CMD...: srv_start (the server in b, in a process group of
-# its own) ready once anything listens on PORT: a TCP socket (perftest's
+# its own), ready once anything listens on PORT: a TCP socket (perftest's
 # own, an iWARP driver's) or, over RoCE through the RDMA CM, which has
 # none, a listening CM ID; 30 guest seconds at most.
-srv_up() {
-	local port=$1 n=300
-	shift
-	set -m
-	on_srv timeout --foreground "$SRV_LIMIT" "$@" >/dev/null 2>/tmp/bench-srv.err &
-	srv_job=$!
-	set +m
-	until on_srv ss -Hltn "sport = :$port" | grep -q . ||
-		on_srv rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qE ":$port( |$)"; do
-		n=$((n - 1))
-		if [ $n -le 0 ] || ! kill -0 "$srv_job" 2>/dev/null; then
-			return 1
-		fi
-		sleep 0.1
-	done
-}
+srv_up() { SRV_CM=1 SRV_POLLS=300 srv_start "$@"; }
 
 # loss_once TEST N: one perftest run of the row's pair (lcdev here, lsdev
 # in b, flags lf), N of TEST's SENDs: ib_send_bw, or ib_send_lat's
