@@ -330,11 +330,12 @@ wire_rdma() {
 }
 
 # iperf KEY DEVICE SIZE STREAMS: one iperf3 run of 3 s (SIZE-byte writes),
-# MiB/s and CPU seconds per GiB. Not a byte count: the receiver's time
+# MiB/s (also in IPERF_MIB) and CPU seconds per GiB. Not a byte count: the receiver's time
 # counts whole seconds at least, so a transfer shorter than a second read
 # as ~32 MiB/s whatever the wire.
 iperf() {
 	local key=$1 d=$2 size=$3 p=$4 res
+	IPERF_MIB=
 	srv_start 5201 iperf3 -s -1 -p 5201 || {
 		echo "iperf3: the server did not start: $(tail -n 2 /tmp/bench-srv.err | tr "\n" " ")" >&2
 		srv_end kill
@@ -367,7 +368,8 @@ iperf() {
 		echo "iperf3: no result: $(echo "$end" | head -c 300)" >&2
 		return
 	fi
-	put "$key" "$d" "${res% *}"
+	IPERF_MIB=${res% *}
+	put "$key" "$d" "$IPERF_MIB"
 	put "${key/bw/cpu}" "$d" "$(per_gib "${res#* }")"
 }
 
@@ -490,13 +492,16 @@ wire_round() {
 # messages (softroce-sr and the iWARP rows through the RDMA CM, where
 # softroce's ECE agrees on selective repeat; rxe to rxe without it,
 # go-back-N); tcp: iperf3, one stream of 64 KiB writes, 3 s. Samples
-# bw_loss_P of device pair.loss.ROW (and iperf3's cpu_loss_P).
+# bw_loss_P of device pair.loss.ROW (and iperf3's cpu_loss_P), and
+# share_loss_P: the cell's MiB/s over the row's lossless MiB/s of the
+# same round, in percent (the rounds' load varies, a round's cells see
+# about the same).
 PAIR_LOSS=${BENCH_PAIR_LOSS:-}
 PAIR_LOSS_ROWS=${BENCH_PAIR_LOSS_ROWS:-tcp softroce-sr softiwarp siw rxe}
 PAIR_LOSS_MSGS=256
 GSOP=/sys/module/softrdma/parameters/roce_gso
 pair_loss_round() {
-	local row k p cdev sdev f cm
+	local row k p cdev sdev f cm v b0
 	wire_at pair
 	if ! wire_mtu 1500 || ! wire_segs 1; then
 		echo "cannot set up the pair's wire for the loss rows" >&2
@@ -519,14 +524,23 @@ pair_loss_round() {
 			# (The module is loaded in both guests now.)
 			[ "$k" != softroce ] || { echo 0 >$GSOP && on_srv sh -c "echo 0 >$GSOP"; }
 		fi
+		b0=
 		for p in 0 $PAIR_LOSS; do
 			wire_loss "$p" || { echo "cannot set netem ($p %) on the pair's eth0" >&2; continue; }
 			if [ "$k" = tcp ]; then
 				iperf "bw_loss_$p" "pair.loss.$row" 65536 1
+				v=$IPERF_MIB
 			else
 				# shellcheck disable=SC2086 # f: flags
 				SRV_CM=$cm run "$cdev" "$sdev" "$SIP" ib_send_bw $f -s 65536 -n "$PAIR_LOSS_MSGS"
-				put "bw_loss_$p" "pair.loss.$row" "$(col 4)"
+				v=$(col 4)
+				put "bw_loss_$p" "pair.loss.$row" "$v"
+			fi
+			if [ "$p" = 0 ]; then
+				b0=$v
+			else
+				put "share_loss_$p" "pair.loss.$row" "$(awk -v v="$v" -v b="$b0" \
+					'BEGIN { if (v + 0 > 0 && b + 0 > 0) printf "%.2f", 100 * v / b }')"
 			fi
 		done
 		wire_clean

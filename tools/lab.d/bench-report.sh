@@ -104,9 +104,9 @@ if [ ${#wires[@]} -gt 0 ]; then
 LEGEND
 fi
 
-# The two guests' loss rows (BENCH_PAIR_LOSS): samples bw_loss_P of
-# pair.loss.ROW, each share's median as MiB/s and as a share of the row's
-# lossless median, all of this run.
+# The two guests' loss rows (BENCH_PAIR_LOSS): samples bw_loss_P and
+# share_loss_P of pair.loss.ROW: each cell's median MiB/s and the median
+# of its shares of the same round's lossless figure.
 pair_loss_table() {
 	local rows shares r p
 	rows=$(awk '$1 ~ /^bw_loss_/ && $2 ~ /^pair[.]loss[.]/ { sub(/^pair[.]loss[.]/, "", $2); print $2 }' "$samples" |
@@ -120,16 +120,16 @@ pair_loss_table() {
 	for r in $rows; do
 		printf "%-14s" "$r"
 		for p in $shares; do
-			printf " %16s" "$(awk -v v="$(get "bw_loss_$p" "pair.loss.$r")" -v b="$(get bw_loss_0 "pair.loss.$r")" -v p="$p" 'BEGIN {
+			printf " %16s" "$(awk -v v="$(get "bw_loss_$p" "pair.loss.$r")" -v s="$(get "share_loss_$p" "pair.loss.$r")" 'BEGIN {
 				if (v + 0 <= 0) print "-"
-				else if (p == 0 || b + 0 <= 0) printf "%.4g", v
-				else printf (100 * v / b < 10 ? "%.3g (%.1f%%)" : "%.3g (%.0f%%)"), v, 100 * v / b }')"
+				else if (s + 0 <= 0) printf "%.4g", v
+				else printf (s < 10 ? "%.3g (%.1f%%)" : "%.3g (%.0f%%)"), v, s }')"
 		done
 		echo
 	done
 	cat <<LEGEND
-(MiB/s, and the share of the row's lossless figure in this run; medians of
- $rounds interleaved rounds. RDMA rows: ib_send_bw -s 65536, 256 messages;
+(MiB/s, the median of $rounds interleaved rounds; in brackets the median of
+ the cell's shares of its round's lossless figure. RDMA rows: ib_send_bw -s 65536, 256 messages;
  softroce-sr, siw, softiwarp through the RDMA CM (softroce: selective
  repeat by ECE), rxe to rxe without it (go-back-N); tcp: iperf3, one stream
  of 64 KiB writes, 3 s. Both guests' eth0 at gso_max_segs 1 and roce_gso=0,
