@@ -973,9 +973,9 @@ fi
 # ping-pong (blocking sockets, the monotonic clock) for TAIL_SECS guest
 # seconds, with loss TAIL_LOSS_SECS: sockperf counts no round trips, and
 # each loss there waits out TCP's minimum RTO of 200 ms (in 2 s, 1 %
-# left 359 round trips), which guest time skips. Lines "tail ROW P lat4k KEY VALUE": med, p99, p999 and max
-# (half a round trip, us, the tools' own), and the loss table's counters
-# and status.
+# left 246 round trips), which guest time skips. Lines "tail ROW P lat4k
+# KEY VALUE": med, p99, p999 and max (half a round trip, us, the tools'
+# own), and the loss table's counters and status.
 TAIL_ROWS=${BENCH_TAIL_ROWS:-softroce-sr softroce softiwarp siw tcp}
 TAIL_ITERS=${BENCH_TAIL_ITERS:-10000}
 TAIL_SECS=2 TAIL_LOSS_SECS=120
