@@ -129,11 +129,12 @@ pair_loss_table() {
 	done
 	cat <<LEGEND
 (MiB/s, the median of $rounds interleaved rounds; in brackets the median of
- the cell's shares of its round's lossless figure. RDMA rows: ib_send_bw -s 65536, 256 messages;
- softroce-sr, siw, softiwarp through the RDMA CM (softroce: selective
- repeat by ECE), rxe to rxe without it (go-back-N); tcp: iperf3, one stream
- of 64 KiB writes, 3 s. Both guests' eth0 at gso_max_segs 1 and roce_gso=0,
- lossless cells too: netem drops single wire packets.)
+ the cell's shares of its round's lossless figure. RDMA rows: ib_send_bw
+ -s 65536, 256 messages; softroce-sr, siw, softiwarp through the RDMA CM
+ (softroce: selective repeat by ECE), rxe to rxe without it (go-back-N);
+ tcp: iperf3, one stream of 64 KiB writes, 3 s. Both guests' eth0 at
+ gso_max_segs 1 and roce_gso=0, lossless cells too: netem drops single
+ wire packets.)
 
 LEGEND
 }
