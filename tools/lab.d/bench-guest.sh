@@ -48,32 +48,49 @@ on_srv() {
 }
 
 # srv_start PORT CMD...: the server CMD in the background (SRV_LIMIT, 120 s
-# at most); returns once a TCP (or UDP) socket listens on PORT (SRV_POLLS
-# tenths of a second, 30 s, at most): perftest's own port, or over rdma_cm
-# an iWARP driver's listening kernel socket. (On the exact clock guest time
-# leaps ahead while the guest waits for the host: both are larger there.)
+# at most); returns once something listens on PORT (SRV_POLLS tenths of a
+# second, 30 s, at most; listening). (On the exact clock guest time leaps
+# ahead while the guest waits for the host: both are larger there.)
 srv_job=
 SRV_LIMIT=${SRV_LIMIT:-120}
 srv_start() {
 	local port=$1 n=${SRV_POLLS:-300}
 	shift
 	if [ "$SRV" = peer ]; then
-		srv_job=$(peer -b -l "$port" timeout --foreground "$SRV_LIMIT" "$@" 2>/tmp/bench-srv.err) && return 0
-		srv_job=
-		return 1
+		# B's agent sees a socket itself; a CM ID is polled from here.
+		if [ -z "$SRV_CM" ]; then
+			srv_job=$(peer -b -l "$port" timeout --foreground "$SRV_LIMIT" "$@" 2>/tmp/bench-srv.err) && return 0
+			srv_job=
+			return 1
+		fi
+		srv_job=$(peer -b timeout --foreground "$SRV_LIMIT" "$@" 2>/tmp/bench-srv.err) || {
+			srv_job=
+			return 1
+		}
+	else
+		# A process group of its own, so srv_end can end all of it.
+		set -m
+		on_srv timeout --foreground "$SRV_LIMIT" "$@" >/dev/null 2>/tmp/bench-srv.err &
+		srv_job=$!
+		set +m
 	fi
-	# A process group of its own, so srv_end can end all of it.
-	set -m
-	on_srv timeout --foreground "$SRV_LIMIT" "$@" >/dev/null 2>/tmp/bench-srv.err &
-	srv_job=$!
-	set +m
-	while [ -z "$(on_srv ss -Hltun "sport = :$port")" ]; do
+	until listening "$port"; do
 		n=$((n - 1))
-		if [ $n -le 0 ] || ! kill -0 $srv_job 2>/dev/null; then
+		if [ $n -le 0 ] || { [ "$SRV" != peer ] && ! kill -0 "$srv_job" 2>/dev/null; }; then
 			return 1
 		fi
 		sleep 0.1
 	done
+}
+
+# listening PORT: where the server runs, a TCP or UDP socket listens on
+# PORT (perftest's own, or over rdma_cm an iWARP driver's listening
+# kernel socket), or with SRV_CM set (a RoCE server through the RDMA CM,
+# which has no socket) a listening CM ID.
+SRV_CM=
+listening() {
+	[ -n "$(on_srv ss -Hltun "sport = :$1")" ] ||
+		{ [ -n "$SRV_CM" ] && on_srv rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qE ":$1( |$)"; }
 }
 
 # srv_end [kill]: wait for the server to end (after its client), or end it.
@@ -237,6 +254,30 @@ wire_at() {
 wire_mtu() {
 	ip link set "$CNET" mtu "$1" && on_srv ip link set "$SNET" mtu "$1"
 }
+# wire_loss P [SEED]: a fresh netem dropping P % on both ends of the wire
+# (for P 0, none): the client's sends here, the server's (ACKs, NAKs,
+# replies) there; with SEED, each end its own (one seed would drop the
+# Nth packet of both directions alike). wire_clean: no qdisc of ours on
+# either end.
+wire_loss() {
+	local c=() s=()
+	wire_clean
+	[ -z "${2:-}" ] || { c=(seed "$2") s=(seed $(($2 + 1))); }
+	[ "$1" != 0 ] || return 0
+	tc qdisc add dev "$CNET" root netem loss "$1%" "${c[@]}" &&
+		on_srv tc qdisc add dev "$SNET" root netem loss "$1%" "${s[@]}"
+}
+wire_clean() {
+	tc qdisc del dev "$CNET" root 2>/dev/null
+	on_srv tc qdisc del dev "$SNET" root 2>/dev/null
+	return 0
+}
+# wire_segs N: both ends' gso_max_segs: 1 hands a qdisc on them wire
+# packets, one an skb (TCP then sends one segment an skb), 65535 (the
+# netdevs' own) whatever the stacks hand over.
+wire_segs() {
+	ip link set "$CNET" gso_max_segs "$1" && on_srv ip link set "$SNET" gso_max_segs "$1"
+}
 # The client's and the server's kind of each wire row.
 declare -A CKIND=([softroce]=softroce [softiwarp]=softiwarp [siw]=siw [rxe]=rxe [rxe-sr]=rxe)
 declare -A SKIND=([softroce]=softroce [softiwarp]=softiwarp [siw]=siw [rxe]=rxe [rxe-sr]=softroce)
@@ -289,11 +330,12 @@ wire_rdma() {
 }
 
 # iperf KEY DEVICE SIZE STREAMS: one iperf3 run of 3 s (SIZE-byte writes),
-# MiB/s and CPU seconds per GiB. Not a byte count: the receiver's time
+# MiB/s (also in IPERF_MIB) and CPU seconds per GiB. Not a byte count: the receiver's time
 # counts whole seconds at least, so a transfer shorter than a second read
 # as ~32 MiB/s whatever the wire.
 iperf() {
 	local key=$1 d=$2 size=$3 p=$4 res
+	IPERF_MIB=
 	srv_start 5201 iperf3 -s -1 -p 5201 || {
 		echo "iperf3: the server did not start: $(tail -n 2 /tmp/bench-srv.err | tr "\n" " ")" >&2
 		srv_end kill
@@ -326,7 +368,8 @@ iperf() {
 		echo "iperf3: no result: $(echo "$end" | head -c 300)" >&2
 		return
 	fi
-	put "$key" "$d" "${res% *}"
+	IPERF_MIB=${res% *}
+	put "$key" "$d" "$IPERF_MIB"
 	put "${key/bw/cpu}" "$d" "$(per_gib "${res#* }")"
 }
 
@@ -439,6 +482,78 @@ wire_round() {
 	SRV=-
 }
 
+# pair_loss_round: one round of the two guests' loss rows (BENCH_PAIR_LOSS:
+# loss shares in percent, e.g. "1 5"; none by default): for each row of
+# BENCH_PAIR_LOSS_ROWS, 64 KiB SENDs without loss, then with netem
+# dropping each share of the wire packets on both guests' eth0
+# (gso_max_segs 1 on both, and roce_gso=0 in both for softroce: netem
+# drops one wire packet at a time, not a TCP segment of up to 64 KiB or
+# a softroce train); MTU 1500. RDMA rows: ib_send_bw, PAIR_LOSS_MSGS
+# messages (softroce-sr and the iWARP rows through the RDMA CM, where
+# softroce's ECE agrees on selective repeat; rxe to rxe without it,
+# go-back-N); tcp: iperf3, one stream of 64 KiB writes, 3 s. Samples
+# bw_loss_P of device pair.loss.ROW (and iperf3's cpu_loss_P), and
+# share_loss_P: the cell's MiB/s over the row's lossless MiB/s of the
+# same round, in percent (the rounds' load varies, a round's cells see
+# about the same).
+PAIR_LOSS=${BENCH_PAIR_LOSS:-}
+PAIR_LOSS_ROWS=${BENCH_PAIR_LOSS_ROWS:-tcp softroce-sr softiwarp siw rxe}
+PAIR_LOSS_MSGS=256
+GSOP=/sys/module/softrdma/parameters/roce_gso
+pair_loss_round() {
+	local row k p cdev sdev f cm v b0
+	wire_at pair
+	if ! wire_mtu 1500 || ! wire_segs 1; then
+		echo "cannot set up the pair's wire for the loss rows" >&2
+		SRV=-
+		return
+	fi
+	for row in $PAIR_LOSS_ROWS; do
+		echo "round $r/$rounds: pair wire, loss, $row" >&2
+		k=${row%-sr}
+		if [ "$k" != tcp ]; then
+			cdev=${NAME[$k]} sdev=${SNAME[$k]} f=-R cm=
+			[ "$k" != rxe ] || f="-x 1"
+			# RoCE through the CM: no socket to wait for.
+			[ "$k" != softroce ] || cm=1
+			if ! dev_add - "$k" "$CNET" "$cdev" || ! dev_add srv "$k" "$SNET" "$sdev"; then
+				echo "cannot add the $row pair on the wire" >&2
+				dev_del - "$k" "$cdev"
+				continue
+			fi
+			# (The module is loaded in both guests now.)
+			[ "$k" != softroce ] || { echo 0 >$GSOP && on_srv sh -c "echo 0 >$GSOP"; }
+		fi
+		b0=
+		for p in 0 $PAIR_LOSS; do
+			wire_loss "$p" || { echo "cannot set netem ($p %) on the pair's eth0" >&2; continue; }
+			if [ "$k" = tcp ]; then
+				iperf "bw_loss_$p" "pair.loss.$row" 65536 1
+				v=$IPERF_MIB
+			else
+				# shellcheck disable=SC2086 # f: flags
+				SRV_CM=$cm run "$cdev" "$sdev" "$SIP" ib_send_bw $f -s 65536 -n "$PAIR_LOSS_MSGS"
+				v=$(col 4)
+				put "bw_loss_$p" "pair.loss.$row" "$v"
+			fi
+			if [ "$p" = 0 ]; then
+				b0=$v
+			else
+				put "share_loss_$p" "pair.loss.$row" "$(awk -v v="$v" -v b="$b0" \
+					'BEGIN { if (v + 0 > 0 && b + 0 > 0) printf "%.2f", 100 * v / b }')"
+			fi
+		done
+		wire_clean
+		[ "$k" = tcp ] || {
+			[ "$k" != softroce ] || { echo 1 >$GSOP && on_srv sh -c "echo 1 >$GSOP"; }
+			dev_del - "$k" "$cdev"
+			dev_del srv "$k" "$sdev"
+		}
+	done
+	wire_segs 65535
+	SRV=-
+}
+
 # loop_round: one round of every device alone on veth0, and across the
 # two namespaces.
 loop_round() {
@@ -481,6 +596,7 @@ q8=$((iters / 8))
 for r in $(seq "$rounds"); do
 	case $parts in *" veth "*) wire_round veth "tcp siw softiwarp rxe-sr softroce" ;; esac
 	case $parts in *" pair "*) wire_round pair "tcp siw softiwarp rxe softroce" ;; esac
+	case $parts in *" pair "*) [ -z "$PAIR_LOSS" ] || pair_loss_round ;; esac
 	case $parts in *" loop "*) loop_round ;; esac
 done
 

@@ -104,6 +104,42 @@ if [ ${#wires[@]} -gt 0 ]; then
 LEGEND
 fi
 
+# The two guests' loss rows (BENCH_PAIR_LOSS): samples bw_loss_P and
+# share_loss_P of pair.loss.ROW: each cell's median MiB/s and the median
+# of its shares of the same round's lossless figure.
+pair_loss_table() {
+	local rows shares r p
+	rows=$(awk '$1 ~ /^bw_loss_/ && $2 ~ /^pair[.]loss[.]/ { sub(/^pair[.]loss[.]/, "", $2); print $2 }' "$samples" |
+		awk '!seen[$0]++' | tr '\n' ' ')
+	[ -n "$rows" ] || return 0
+	shares=$(awk '$1 ~ /^bw_loss_/ { sub(/^bw_loss_/, "", $1); print $1 }' "$samples" | sort -un | tr '\n' ' ')
+	echo "== across two guests, loss: 64 KiB SENDs, netem dropping wire packets on both eth0, MTU 1500"
+	printf "%-14s" ""
+	for p in $shares; do printf " %16s" "$([ "$p" = 0 ] && echo "no loss" || echo "$p %")"; done
+	echo
+	for r in $rows; do
+		printf "%-14s" "$r"
+		for p in $shares; do
+			printf " %16s" "$(awk -v v="$(get "bw_loss_$p" "pair.loss.$r")" -v s="$(get "share_loss_$p" "pair.loss.$r")" 'BEGIN {
+				if (v + 0 <= 0) print "-"
+				else if (s + 0 <= 0) printf "%.4g", v
+				else printf (s < 10 ? "%.3g (%.1f%%)" : "%.3g (%.0f%%)"), v, s }')"
+		done
+		echo
+	done
+	cat <<LEGEND
+(MiB/s, the median of $rounds interleaved rounds; in brackets the median of
+ the cell's shares of its round's lossless figure. RDMA rows: ib_send_bw
+ -s 65536, 256 messages; softroce-sr, siw, softiwarp through the RDMA CM
+ (softroce: selective repeat by ECE), rxe to rxe without it (go-back-N);
+ tcp: iperf3, one stream of 64 KiB writes, 3 s. Both guests' eth0 at
+ gso_max_segs 1 and roce_gso=0, lossless cells too: netem drops single
+ wire packets.)
+
+LEGEND
+}
+pair_loss_table
+
 # The loopback: devices named by their kind alone.
 sizes=$(awk '$1 ~ /^bw_[0-9]+$/ && $2 !~ /[.]/ { sub(/^bw_/, "", $1); print $1 }' "$samples" | sort -nu)
 loop_tables() {

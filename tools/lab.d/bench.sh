@@ -8,7 +8,12 @@
 # BENCH_ROUNDS interleaved rounds (3), BENCH_ITERS iterations (1000),
 # BENCH_POLL_US: the poll_us compared with 0 (200); BENCH_PARTS: what runs,
 # of "exact veth pair loop" (all); BENCH_ROWS: the wire's rows, of "tcp siw
-# softiwarp rxe softroce" (all).
+# softiwarp rxe softroce" (all; none: no rows). BENCH_PAIR_LOSS (loss
+# shares in percent, e.g. "1 5"; none by default) adds the two guests'
+# loss rows: 64 KiB SENDs under netem loss of wire packets on both eth0,
+# rows BENCH_PAIR_LOSS_ROWS (tcp softroce-sr softiwarp siw rxe), each as
+# MiB/s and a share of its lossless figure of the same run
+# (BENCH_PARTS=pair BENCH_ROWS=none: those rows alone).
 # The exact part comes first: the veth pair's rows on the exact clock
 # (one vCPU, one guest nanosecond per instruction, tools/meter counting
 # every instruction; exact-guest.sh says what runs), tables in
@@ -22,8 +27,11 @@
 # that marks ECN (tbf with RED under it on veth0), with roce_ecn 1 and 0
 # (BENCH_ECN_MSGS 64 KiB SENDs a QP, 2048); BENCH_REORDER (shares in
 # percent, e.g. "1") adds softroce-sr and softroce under netem's 1 ms
-# delay and reordering on veth0; BENCH_ROWS=none leaves the lossless
-# table out.
+# delay and reordering on veth0; BENCH_TAIL (shares in percent, e.g. "1")
+# adds a 4 KiB ping-pong's median and p99 lossless and at each share of
+# wire packets lost on both ends, rows BENCH_TAIL_ROWS (softroce-sr
+# softroce softiwarp siw tcp), BENCH_TAIL_ITERS round trips (10000);
+# BENCH_ROWS=none leaves the lossless table out.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -58,6 +66,7 @@ if [ $exact = 1 ]; then
 		"BENCH_LOSS=${BENCH_LOSS:-}" "BENCH_LOSS_ROWS=${BENCH_LOSS_ROWS:-tcp softroce softroce-sr softiwarp siw rxe-sr}" \
 		"BENCH_LOSS_PKT=${BENCH_LOSS_PKT:-0}" "BENCH_ECN=${BENCH_ECN:-0}" \
 		"BENCH_ECN_MSGS=${BENCH_ECN_MSGS:-2048}" "BENCH_REORDER=${BENCH_REORDER:-}" \
+		"BENCH_TAIL=${BENCH_TAIL:-}" "BENCH_TAIL_ROWS=${BENCH_TAIL_ROWS:-}" "BENCH_TAIL_ITERS=${BENCH_TAIL_ITERS:-}" \
 		bash "$LAB_REPO/tools/lab.d/exact-guest.sh" "$ex" "$ex/meter" || rc=$?
 	"$LAB_REPO/tools/lab.d/exact-report.sh" table "$ex" | tee "$ex/exact.txt"
 	say "the exact clock: done ($((SECONDS - t0)) s); tables: $ex/exact.txt; tools/lab profile PHASE"
@@ -69,6 +78,7 @@ rm -rf "$out"
 mkdir -p "$out"
 : >"$out/bench.tsv"
 guest=(env "BENCH_ROWS=${BENCH_ROWS:-tcp siw softiwarp rxe softroce}"
+	"BENCH_PAIR_LOSS=${BENCH_PAIR_LOSS:-}" "BENCH_PAIR_LOSS_ROWS=${BENCH_PAIR_LOSS_ROWS:-}"
 	bash "$LAB_REPO/tools/lab.d/bench-guest.sh")
 t0=$SECONDS
 if [ ${#one[@]} -gt 0 ]; then

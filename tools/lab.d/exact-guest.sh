@@ -280,7 +280,6 @@ declare -A LCOUNT=([bw64k]=1024 [bw1m]=64)
 CKIND[softroce-sr]=softroce
 SKIND[softroce-sr]=softroce
 SRP=/sys/module/softrdma/parameters/roce_sr
-GSOP=/sys/module/softrdma/parameters/roce_gso
 LOSS_PKT=${BENCH_LOSS_PKT:-0}
 # What loss_row's cells are (loss; reorder below), their shares and tests.
 LKIND=loss
@@ -299,32 +298,25 @@ netem_seed() {
 }
 
 # netem_on P: a fresh netem dropping P % on both ends of the wire (for P
-# 0, none), each end its own seed (one seed would drop the Nth packet of
-# both directions alike). With LKIND reorder, on veth0 alone: P none, no
-# netem; 0, REORDER_DELAY; else that delay with P % reordered (netem's
-# reorder: after GAP - 1 delayed skbs, each skb goes at once with
-# probability P, ahead of those still delayed).
+# 0, none; wire_loss), with the seed if netem takes one. With LKIND
+# reorder, on veth0 alone: P none, no netem; 0, REORDER_DELAY; else that
+# delay with P % reordered (netem's reorder: after GAP - 1 delayed skbs,
+# each skb goes at once with probability P, ahead of those still
+# delayed).
 netem_on() {
-	local c=() s=()
-	netem_off
-	[ -z "$SEED" ] || { c=(seed "$LOSS_SEED") s=(seed $((LOSS_SEED + 1))); }
-	if [ "$LKIND" = reorder ]; then
-		case $1 in
-		none) return 0 ;;
-		0) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" ;;
-		*) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" reorder "$1%" gap "$REORDER_GAP" "${c[@]}" ;;
-		esac
+	if [ "$LKIND" != reorder ]; then
+		wire_loss "$1" ${SEED:+"$LOSS_SEED"}
 		return
 	fi
-	[ "$1" != 0 ] || return 0
-	tc qdisc add dev "$CNET" root netem loss "$1%" "${c[@]}" &&
-		on_srv tc qdisc add dev "$SNET" root netem loss "$1%" "${s[@]}"
+	wire_clean
+	case $1 in
+	none) return 0 ;;
+	0) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" ;;
+	*) tc qdisc add dev "$CNET" root netem delay "$REORDER_DELAY" reorder "$1%" gap "$REORDER_GAP" \
+		${SEED:+seed "$LOSS_SEED"} ;;
+	esac
 }
-netem_off() {
-	tc qdisc del dev "$CNET" root 2>/dev/null
-	on_srv tc qdisc del dev "$SNET" root 2>/dev/null
-	return 0
-}
+netem_off() { wire_clean; }
 # netem_drops CMD...: what the netem qdisc `CMD tc -s qdisc show dev ...`
 # shows dropped ("(dropped N, ...").
 netem_drops() {
@@ -361,42 +353,43 @@ grown() {
 }
 
 # srv_up PORT CMD...: srv_start (the server in b, in a process group of
-# its own) ready once anything listens on PORT: a TCP socket (perftest's
+# its own), ready once anything listens on PORT: a TCP socket (perftest's
 # own, an iWARP driver's) or, over RoCE through the RDMA CM, which has
 # none, a listening CM ID; 30 guest seconds at most.
-srv_up() {
-	local port=$1 n=300
-	shift
-	set -m
-	on_srv timeout --foreground "$SRV_LIMIT" "$@" >/dev/null 2>/tmp/bench-srv.err &
-	srv_job=$!
-	set +m
-	until on_srv ss -Hltn "sport = :$port" | grep -q . ||
-		on_srv rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qE ":$port( |$)"; do
-		n=$((n - 1))
-		if [ $n -le 0 ] || ! kill -0 "$srv_job" 2>/dev/null; then
-			return 1
-		fi
-		sleep 0.1
-	done
-}
+srv_up() { SRV_CM=1 SRV_POLLS=300 srv_start "$@"; }
 
-# loss_once SIZE N: one perftest run of the row's pair (lcdev here, lsdev
-# in b, flags lf), N SIZE-byte SENDs; its output in /tmp/loss-run.out,
+# loss_once TEST N: one perftest run of the row's pair (lcdev here, lsdev
+# in b, flags lf), N of TEST's SENDs: ib_send_bw, or ib_send_lat's
+# ping-pong for a latency test (lat*); its output in /tmp/loss-run.out,
 # the client's exit status in LRC (124: LOSS_LIMIT hit; 125: no server).
 LRC=0
 loss_once() {
+	local pt=(ib_send_bw -N)
+	[ "${1#lat}" = "$1" ] || pt=(ib_send_lat)
 	LRC=125
 	# shellcheck disable=SC2086 # lf: flags
-	if srv_up 18515 ib_send_bw -d "$lsdev" -F $lf -e -N -s "$1" -n "$2"; then
-		timeout "$LOSS_LIMIT" ib_send_bw -d "$lcdev" -F $lf -e -N -s "$1" -n "$2" "$SIP" \
+	if srv_up 18515 "${pt[0]}" -d "$lsdev" -F $lf -e "${pt[@]:1}" -s "${SIZE[$1]}" -n "$2"; then
+		timeout "$LOSS_LIMIT" "${pt[0]}" -d "$lcdev" -F $lf -e "${pt[@]:1}" -s "${SIZE[$1]}" -n "$2" "$SIP" \
 			>/tmp/loss-run.out 2>&1
 		LRC=$?
 	else
-		echo "ib_send_bw on $lsdev: the server did not start: $(tail -n 2 /tmp/bench-srv.err | tr '\n' ' ')" \
+		echo "${pt[0]} on $lsdev: the server did not start: $(tail -n 2 /tmp/bench-srv.err | tr '\n' ' ')" \
 			>/tmp/loss-run.out
 	fi
 	srv_end kill
+}
+
+# tail_figs TOOL: the latency figures of /tmp/loss-run.out, a half round
+# trip in us, as "MEDIAN P99 P99.9 MAX": perftest's typical (its median)
+# and percentiles, or sockperf's.
+tail_figs() {
+	if [ "$1" = sockperf ]; then
+		awk '/percentile 50.000 =/ { m = $NF } /percentile 99.000 =/ { p = $NF }
+			/percentile 99.900 =/ { q = $NF } /<MAX> observation =/ { x = $NF }
+			END { if (m != "") print m, p, q, x }' /tmp/loss-run.out
+	else
+		awk '/^ +[0-9]+ +[0-9]+ / { v = $5 " " $8 " " $9 " " $4 } END { if (v != "") print v }' /tmp/loss-run.out
+	fi
 }
 
 # loss_mode: the retransmission mode of the row's server QP (softroce in
@@ -432,18 +425,33 @@ loss_mode() {
 # OUT/runs/loss.P.ROW.TEST.txt (LKIND for "loss": the reorder table's
 # cells are made alike).
 loss_cell() {
-	local p=$1 t=$2 n=${LCOUNT[$2]} size=${SIZE[$2]} k="$LKIND $lrow $1 $2" fig st=ok pm need tx
+	local p=$1 t=$2 n=${LCOUNT[$2]} size=${SIZE[$2]} k="$LKIND $lrow $1 $2" fig st=ok pm need tx lat=()
 	snap 0
 	marker
-	if [ "$lrow" = tcp ]; then
+	case $lrow/$t in
+	tcp/lat*)
+		timeout "$LOSS_LIMIT" sockperf pp --tcp --no-rdtsc -i "$SIP" -p 11111 -m "$size" \
+			-t "$([ "$p" = 0 ] && echo "$TAIL_SECS" || echo "$TAIL_LOSS_SECS")" >/tmp/loss-run.out 2>&1
+		LRC=$?
+		read -ra lat <<<"$(tail_figs sockperf)"
+		;;
+	tcp/*)
 		timeout "$LOSS_LIMIT" qperf "$SIP" --precision 6 -sb 4m -vv -m "$size" -t "$LOSS_SECS" tcp_bw \
 			>/tmp/loss-run.out 2>&1
 		LRC=$?
 		fig=$(qperf_value "$(cat /tmp/loss-run.out)" mib)
-	else
-		loss_once "$size" "$n"
+		;;
+	*/lat*)
+		loss_once "$t" "$n"
+		read -ra lat <<<"$(tail_figs perftest)"
+		;;
+	*)
+		loss_once "$t" "$n"
 		fig=$(perftest_row "$(cat /tmp/loss-run.out)" 4)
-	fi
+		;;
+	esac
+	# A latency test's figure is its median.
+	[ ${#lat[@]} = 0 ] || fig=${lat[0]}
 	marker
 	echo "$((MARKS - 1)) $LKIND.$p.$lrow.$t" >>"$meter/phases"
 	snap 1
@@ -457,7 +465,14 @@ loss_cell() {
 		echo "$LKIND $p % $lrow $t: $st (exit $LRC): $(tail -n 3 /tmp/loss-run.out | tr '\n' ' ')" >&2
 	fi
 	echo "$k status $st" >>"$exact"
-	put_loss "$k" mib "$fig"
+	if [ ${#lat[@]} = 0 ]; then
+		put_loss "$k" mib "$fig"
+	elif [ -n "$fig" ]; then
+		put_loss "$k" med "${lat[0]}"
+		put_loss "$k" p99 "${lat[1]:-}"
+		put_loss "$k" p999 "${lat[2]:-}"
+		put_loss "$k" max "${lat[3]:-}"
+	fi
 	put_loss "$k" cdrop "$(netem_drops tc -s qdisc show dev "$CNET")"
 	put_loss "$k" sdrop "$(netem_drops on_srv tc -s qdisc show dev "$SNET")"
 	case $lrow in
@@ -466,8 +481,11 @@ loss_cell() {
 		put_loss "$k" tx "$tx"
 		put_loss "$k" retx "$(grown c RetransSegs)"
 		[ -z "$tx" ] || put_loss "$k" need $((tx - $(grown c RetransSegs)))
-		# qperf's messages: those received.
-		[ "$lrow" != tcp ] || n=$(awk '/^ *recv_msgs *=/ { gsub(",", "", $3); print $3 }' /tmp/loss-run.out)
+		# qperf's messages: those received; sockperf's: the round trips
+		# its figures count (its last line with them: the run less its
+		# warm-up).
+		[ "$lrow" != tcp ] || n=$(awk '/^ *recv_msgs *=/ { gsub(",", "", $3); v = $3 }
+			/ReceivedMessages=/ { sub(/.*ReceivedMessages=/, ""); v = $1 + 0 } END { print v }' /tmp/loss-run.out)
 		;;
 	*)
 		# The path MTU perftest reports (1024 at netdev MTU 1500).
@@ -494,13 +512,19 @@ loss_row() {
 	lrow=$1
 	case $lrow in
 	tcp)
-		srv_up 19765 qperf || {
-			echo "qperf: the server did not start" >&2
+		# The tail part's ping-pong is sockperf's, the others qperf's.
+		local srv=(19765 qperf) first=(qperf "$SIP" -sb 4m -m 65536 -t 1 tcp_bw)
+		[ "$LKIND" != tail ] || {
+			srv=(11111 sockperf sr --tcp -i "$SIP" -p 11111)
+			first=(sockperf pp --tcp --no-rdtsc -i "$SIP" -p 11111 -m 4096 -t 1)
+		}
+		srv_up "${srv[@]}" || {
+			echo "${srv[1]}: the server did not start" >&2
 			srv_end kill
 			return
 		}
 		# A first connection (unmeasured, no loss).
-		timeout "$LOSS_LIMIT" qperf "$SIP" -sb 4m -m 65536 -t 1 tcp_bw >/dev/null 2>&1
+		timeout "$LOSS_LIMIT" "${first[@]}" >/dev/null 2>&1
 		;;
 	*)
 		local ck=${CKIND[$lrow]} sk=${SKIND[$lrow]}
@@ -534,7 +558,7 @@ loss_row() {
 		if [ "$sk" = softroce ]; then
 			loss_mode
 		else
-			loss_once 65536 16
+			loss_once bw64k 16
 		fi
 		;;
 	esac
@@ -543,7 +567,7 @@ loss_row() {
 			echo "exact: $LKIND $p %, $lrow, $t" >&2
 			case $lrow/$t in
 			siw/bw1m | softiwarp/bw1m)
-				echo "loss $lrow $p $t status skipped" >>"$exact"
+				echo "$LKIND $lrow $p $t status skipped" >>"$exact"
 				continue
 				;;
 			esac
@@ -574,15 +598,14 @@ loss_row() {
 # unit_reset: veth's own (65535) again.
 unit_set() {
 	if [ "$LOSS_PKT" = 1 ]; then
-		ip link set "$CNET" gso_max_segs 1 && on_srv ip link set "$SNET" gso_max_segs 1 &&
-			echo "$1 unit packet" >>"$exact"
+		wire_segs 1 && echo "$1 unit packet" >>"$exact"
 	else
 		echo "$1 unit skb" >>"$exact"
 	fi
 }
 
 unit_reset() {
-	[ "$LOSS_PKT" != 1 ] || { ip link set "$CNET" gso_max_segs 65535 && on_srv ip link set "$SNET" gso_max_segs 65535; }
+	[ "$LOSS_PKT" != 1 ] || wire_segs 65535
 }
 
 if [ -n "${BENCH_LOSS:-}" ]; then
@@ -929,6 +952,40 @@ if [ -n "${BENCH_REORDER:-}" ]; then
 	done
 	unit_set reorder
 	for r in softroce-sr softroce; do
+		loss_row "$r"
+	done
+	unit_reset
+fi
+# The tail-latency part (BENCH_TAIL: loss shares in percent, e.g. "1";
+# empty by default): a 4 KiB ping-pong, lossless and at each share, netem
+# dropping wire packets on both ends of the veth pair as in the loss
+# table (always per packet here: gso_max_segs 1, roce_gso=0; a 4 KiB
+# message is 4 RoCE packets at the path MTU of 1024, so at 1 % about 8 %
+# of round trips lose one), one run a cell, the rows of BENCH_TAIL_ROWS
+# (softroce-sr softroce softiwarp siw tcp; softroce and softroce-sr
+# through the RDMA CM as in the loss table, go-back-N and selective
+# repeat). RDMA rows: ib_send_lat -e, TAIL_ITERS round trips: event mode,
+# as everywhere on this clock (ib_write_lat has none, and two processes
+# polling one vCPU take turns by scheduler ticks, so a polled WRITE
+# ping-pong would time the scheduler). A 4 KiB SEND crosses the wire as a
+# WRITE does, in the same packets, acknowledged, NAKed and resent alike:
+# its tail under loss is the transport's recovery. TCP: sockperf's
+# ping-pong (blocking sockets, the monotonic clock) for TAIL_SECS guest
+# seconds, with loss TAIL_LOSS_SECS: sockperf counts no round trips, and
+# each loss there waits out TCP's minimum RTO of 200 ms (in 2 s, 1 %
+# left 246 round trips), which guest time skips. Lines "tail ROW P lat4k
+# KEY VALUE": med, p99, p999 and max (half a round trip, us, the tools'
+# own), and the loss table's counters and status.
+TAIL_ROWS=${BENCH_TAIL_ROWS:-softroce-sr softroce softiwarp siw tcp}
+TAIL_ITERS=${BENCH_TAIL_ITERS:-10000}
+TAIL_SECS=2 TAIL_LOSS_SECS=120
+if [ -n "${BENCH_TAIL:-}" ]; then
+	wire_mtu 1500
+	LKIND=tail LSHARES="0 $BENCH_TAIL" LTESTS=lat4k LOSS_PKT=1
+	SIZE[lat4k]=4096 LCOUNT[lat4k]=$TAIL_ITERS
+	netem_seed
+	unit_set tail
+	for r in $TAIL_ROWS; do
 		loss_row "$r"
 	done
 	unit_reset

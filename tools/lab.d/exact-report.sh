@@ -78,8 +78,8 @@ by_time() {
 CELLS=${CELLS:-}
 table() {
 	local stacks mtus mtu s t
-	mtus=$(awk 'NF == 4 && $1 !~ /^(msgs|loss|ecn|reorder)$/ { print $2 }' "$exact" | sort -un | tr '\n' ' ')
-	stacks=$(awk 'NF == 4 && $1 !~ /^(msgs|loss|ecn|reorder)$/ { print $1 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
+	mtus=$(awk 'NF == 4 && $1 !~ /^(msgs|loss|ecn|reorder|tail)$/ { print $2 }' "$exact" | sort -un | tr '\n' ' ')
+	stacks=$(awk 'NF == 4 && $1 !~ /^(msgs|loss|ecn|reorder|tail)$/ { print $1 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
 	for mtu in $mtus; do
 		if [ -z "$CELLS" ]; then
 			echo "exact clock (one vCPU, one instruction a guest ns), veth pair, MTU $mtu; both ends counted"
@@ -396,6 +396,49 @@ reorder_table() {
 	echo
 }
 
+# tv ROW P KEY: a value of the tail part's cells ("tail ROW P lat4k KEY
+# VALUE").
+tv() { awk -v r="$1" -v p="$2" -v k="$3" '$1 == "tail" && $2 == r && $3 == p && $4 == "lat4k" && $5 == k { print $6; exit }' "$exact"; }
+
+# tail_table: the tail-latency part, if the run had one (BENCH_TAIL): a
+# line per row and loss share: the 4 KiB ping-pong's median, p99, p99.9
+# and largest half round trip, the p99 over the row's lossless p99, the
+# round trips, softroce's resends and netem's drops.
+tail_table() {
+	local rows shares r p v c
+	rows=$(awk '$1 == "tail" && NF == 6 && $3 == "0" && $4 == "lat4k" { print $2 }' "$exact" | awk '!seen[$0]++' | tr '\n' ' ')
+	[ -n "$rows" ] || return 0
+	shares=$(awk '$1 == "tail" && NF == 6 && $4 == "lat4k" { print $3 }' "$exact" | sort -un | tr '\n' ' ')
+	echo "tail latency: 4 KiB ping-pong, half a round trip in us (guest time); netem drops wire packets on both ends"
+	echo "of the veth pair (gso_max_segs 1, roce_gso=0), MTU 1500, one run a cell; seed: $(awk '$1 == "tail" && $2 == "seed" { print $3, $4; exit }' "$exact")"
+	echo "RDMA rows: ib_send_lat -e (event mode; perftest's typical is its median); tcp: sockperf ping-pong, TCP, blocking"
+	printf "%-12s %5s %8s %8s %8s %9s %11s %7s %12s %9s\n" "" loss median p99 p99.9 max "p99/no loss" trips "timeouts/SR" drops
+	for r in $rows; do
+		for p in $shares; do
+			v=$(tv "$r" "$p" med)
+			if [ -z "$v" ]; then
+				printf "%-12s %5s %8s\n" "$r" "$p %" "$(c=$(tv "$r" "$p" status) && echo "${c:--}")"
+				continue
+			fi
+			c=-
+			[ "$p" = 0 ] || c=$(awk -v a="$(tv "$r" "$p" p99)" -v b="$(tv "$r" 0 p99)" 'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }')
+			printf "%-12s %5s %8s %8s %8s %9s %11s %7s %12s %9s\n" "$r" "$p %" "$v" "$(tv "$r" "$p" p99)" \
+				"$(tv "$r" "$p" p999)" "$(tv "$r" "$p" max)" "$c" "$(tv "$r" "$p" msgs)" \
+				"$(v=$(tv "$r" "$p" srretx) && [ -n "$v" ] && echo "$(tv "$r" "$p" retx)/$v" || echo -)" \
+				"$(v=$(tv "$r" "$p" cdrop) && [ -n "$v" ] && echo "$v/$(tv "$r" "$p" sdrop)" || echo -)"
+		done
+	done
+	echo "(target, issue [11]: p99 at 1 % at most 3x the lossless p99. trips: round trips measured;"
+	echo " timeouts/SR: softroce's timeouts and selective resends (client); drops: netem's, veth0/veth1)"
+	printf "retransmission mode:"
+	for r in $rows; do
+		v=$(awk -v r="$r" '$1 == "tail" && $2 == r && $5 == "mode" { print $6; exit }' "$exact")
+		[ -z "$v" ] || printf " %s %s" "$r" "$v"
+	done
+	echo
+	echo
+}
+
 profile() {
 	local phase=$1 top=${2:-25} syms=$meter/kallsyms.${1%.*}
 	if ! runs "$phase" || [ ! -f "$syms" ]; then
@@ -448,6 +491,7 @@ table)
 		loss_table
 		ecn_table
 		reorder_table
+		tail_table
 	fi
 	;;
 spread) spread "$3" ;;
