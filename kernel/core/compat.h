@@ -13,6 +13,7 @@
 #define SOFTRDMA_COMPAT_H
 
 #include <linux/crc32.h>
+#include <linux/hrtimer.h>
 #include <linux/socket.h>
 #include <linux/timer.h>
 #include <net/udp_tunnel.h>
@@ -25,6 +26,17 @@
 #ifndef SOFTRDMA_HAVE_TIMER_CONTAINER_OF
 #define timer_container_of(var, callback_timer, timer_fieldname) \
 	from_timer(var, callback_timer, timer_fieldname)
+#endif
+
+/* hrtimers: hrtimer_setup() names the callback (6.13); before, init. */
+#ifndef SOFTRDMA_HAVE_HRTIMER_SETUP
+static inline void hrtimer_setup(struct hrtimer *timer,
+				 enum hrtimer_restart (*function)(struct hrtimer *),
+				 clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
 #endif
 
 /* CRC32C: crc32c() in <linux/crc32.h>; before it, __crc32c_le(). */

@@ -12,6 +12,8 @@ softrdma_probe = $(if $(filter-out 0,$(shell cat /dev/null $(wildcard \
 
 ccflags-y += $(call softrdma_probe,TIMER_CONTAINER_OF,linux/timer.h,\
 	\<timer_container_of\>)
+ccflags-y += $(call softrdma_probe,HRTIMER_SETUP,linux/hrtimer.h,\
+	\<hrtimer_setup\>)
 ccflags-y += $(call softrdma_probe,CRC32C,linux/crc32.h,\<crc32c\>.u32 crc)
 # crc32_le() and crc32c() dispatch to the CPU's CRC instructions (and say
 # so by crc32_optimizations()); before, they are table-driven C and the

@@ -53,7 +53,7 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 		rqp->req.rnr_retries = 0;
 	}
 	if (qp->req.comp_idx == qp->req.send_idx)
-		timer_delete(&rqp->req.timer);
+		softrdma_req_timer_stop(rqp);
 	else
 		softrdma_req_arm_timer(qp);
 }
@@ -115,8 +115,8 @@ static void softrdma_comp_atomic(struct softrdma_qp *qp, u32 psn, u8 *p,
 /*
  * Selective repeat recovering from a timeout: an ACK moved una (from
  * @una) but not past what was sent when the timer fired: the responder
- * kept nothing behind the packet at una (or it would have NAKed it), so
- * that one was lost too. Send it again now, not a timeout later.
+ * kept too little behind the packet at una to call it lost (or it would
+ * have NAKed it), so send it again now, not a timeout later.
  */
 static void softrdma_comp_sr_partial(struct softrdma_qp *qp, u32 una)
 {
@@ -163,6 +163,12 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 				softrdma_comp_sr_partial(qp, una);
 			return;
 		}
+		/* Selective repeat: a hole past the gap, nothing acked. */
+		if (synd == SOFTRDMA_NAK_SR_HOLE) {
+			if (softrdma_roce_sr(rqp))
+				softrdma_req_resend_one(qp, psn);
+			return;
+		}
 		/* A NAK acknowledges everything before @psn. */
 		softrdma_comp_ack(qp, softrdma_psn_add(psn, SOFTRDMA_PSN_MASK));
 		if (qp->req.comp_idx == qp->req.send_idx)
@@ -190,8 +196,9 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 				rqp->req.retries = 0;
 				rqp->req.rnr_wait = true;
 				rqp->req.rnr_psn = psn;
-				mod_timer(&rqp->req.timer, jiffies +
-					  max(1UL, usecs_to_jiffies(us)));
+				softrdma_req_timer_set(qp,
+						       max_t(u64, SOFTRDMA_REQ_TICK_NS,
+							     us * NSEC_PER_USEC));
 				return;
 			}
 			/*

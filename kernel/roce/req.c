@@ -31,8 +31,13 @@
  */
 #define SOFTRDMA_REQ_WINDOW	256
 #define SOFTRDMA_REQ_ACK_EVERY	64
-/* The shortest measured retransmission timeout (selective repeat). */
-#define SOFTRDMA_RTO_MIN_US	1000
+/*
+ * The shortest measured retransmission timeout (selective repeat): a few
+ * round trips of a host's stack and the peer's ACK coalescing (one receive
+ * batch, or SOFTRDMA_REQ_ACK_EVERY packets of a long message, which the
+ * round trip measured includes).
+ */
+#define SOFTRDMA_RTO_MIN_US	250
 /* The responder keeps, for selective repeat, whatever the window sends. */
 static_assert(SOFTRDMA_REQ_WINDOW <= SOFTRDMA_SR_WIN);
 
@@ -600,22 +605,35 @@ void softrdma_req_rtt_done(struct softrdma_qp *qp, u32 idx)
 	rqp->req.srtt_us = rqp->req.srtt_us - rqp->req.srtt_us / 8 + rtt / 8;
 }
 
+/**
+ * softrdma_req_timer_set - (re)set the requester's timer
+ * @qp: the QP; qp->lock held
+ * @ns: when it is due, from now
+ *
+ * Lazily: a stream of sends moves timer_at with each, and the hrtimer,
+ * queued for an earlier time, finds it moved when it fires and goes on
+ * to it (softrdma_req_timeout()). A send costs a clock read and a store,
+ * not a restart of the hrtimer; only an earlier time restarts it.
+ */
+void softrdma_req_timer_set(struct softrdma_qp *qp, u64 ns)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	ktime_t at = ktime_add_ns(ktime_get(), ns);
+
+	rqp->req.timer_at = at;
+	if (!hrtimer_is_queued(&rqp->req.timer) ||
+	    ktime_before(at, hrtimer_get_expires(&rqp->req.timer)))
+		hrtimer_start(&rqp->req.timer, at, HRTIMER_MODE_ABS_SOFT);
+}
+
 void softrdma_req_arm_timer(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
-	u64 rto = softrdma_req_rto_ns(qp);
 
 	/* timeout 0 means infinite. */
 	if (!qp->attrs.timeout || rqp->req.rnr_wait)
 		return;
-	/*
-	 * A timer fires up to a jiffy early: a measured timeout waits two
-	 * at least, or it fires before the round trip it was measured by.
-	 */
-	mod_timer(&rqp->req.timer, jiffies +
-		  max_t(unsigned long,
-			rto < softrdma_req_ibta_ns(qp) ? 2 : 1,
-			nsecs_to_jiffies(rto)));
+	softrdma_req_timer_set(qp, softrdma_req_rto_ns(qp));
 }
 
 /*
@@ -687,12 +705,28 @@ void softrdma_req_resend_one(struct softrdma_qp *qp, u32 psn)
 	softrdma_req_arm_timer(qp);
 }
 
-void softrdma_req_timeout(struct timer_list *t)
+enum hrtimer_restart softrdma_req_timeout(struct hrtimer *t)
 {
-	struct softrdma_roce_qp *rqp = timer_container_of(rqp, t, req.timer);
+	struct softrdma_roce_qp *rqp = container_of(t, struct softrdma_roce_qp,
+						    req.timer);
 	struct softrdma_qp *qp = &rqp->qp;
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
 
 	spin_lock_bh(&qp->lock);
+	if (!rqp->req.timer_at)
+		goto out;	/* stopped since it was set */
+	if (ktime_before(ktime_get(), rqp->req.timer_at)) {
+		/*
+		 * Moved on since (softrdma_req_timer_set()): go on to it,
+		 * unless a set of it while this ran queued it already.
+		 */
+		if (!hrtimer_is_queued(t)) {
+			hrtimer_set_expires(t, rqp->req.timer_at);
+			ret = HRTIMER_RESTART;
+		}
+		goto out;
+	}
+	rqp->req.timer_at = 0;
 	if ((READ_ONCE(qp->state) != IB_QPS_RTS &&
 	     READ_ONCE(qp->state) != IB_QPS_SQD) ||
 	    qp->req.comp_idx == qp->req.send_idx)
@@ -705,8 +739,8 @@ void softrdma_req_timeout(struct timer_list *t)
 		 * delay (softrdma_req_arm_timer() leaves it): serve it at
 		 * the next tick, or nothing ever does.
 		 */
-		if (rqp->req.rnr_wait && !timer_pending(&rqp->req.timer))
-			mod_timer(&rqp->req.timer, jiffies + 1);
+		if (rqp->req.rnr_wait && !rqp->req.timer_at)
+			softrdma_req_timer_set(qp, SOFTRDMA_REQ_TICK_NS);
 		goto out;
 	}
 	if (rqp->req.rnr_wait) {
@@ -747,6 +781,7 @@ void softrdma_req_timeout(struct timer_list *t)
 	}
 out:
 	spin_unlock_bh(&qp->lock);
+	return ret;
 }
 
 /* May the WQE at @idx go now (max_rd_atomic, fences, local operations)? */
@@ -1031,7 +1066,7 @@ window_full:
 	if (READ_ONCE(qp->state) == IB_QPS_RTS && softrdma_req_set_need_kick(qp))
 		goto again;
 	if (rqp->req.tx_tick) {
-		mod_timer(&rqp->req.timer, jiffies + 1);
+		softrdma_req_timer_set(qp, SOFTRDMA_REQ_TICK_NS);
 		return;
 	}
 	/*
@@ -1040,7 +1075,7 @@ window_full:
 	 * no tokens.
 	 */
 	if (qp->req.comp_idx != qp->req.send_idx &&
-	    (sent || tick || !timer_pending(&rqp->req.timer)))
+	    (sent || tick || !rqp->req.timer_at))
 		softrdma_req_arm_timer(qp);
 }
 

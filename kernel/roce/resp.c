@@ -100,6 +100,7 @@ static void softrdma_resp_nak_gap(struct softrdma_qp *qp)
 	rqp->resp.nak_sent = true;
 	rqp->resp.nak_rnr = false;
 	rqp->resp.nak_behind = 0;
+	rqp->resp.sr_lossy = true;
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
 	softrdma_resp_ack(qp, rqp->resp.epsn, SOFTRDMA_NAK_PSN_SEQ);
 }
@@ -587,6 +588,7 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 	}
 	rqp->resp.nak_sent = false;
 	rqp->resp.nak_rnr = false;
+	rqp->resp.nak_behind = 0;
 	if (npkts > 1 && !send && !(op >= RC_WRITE_FIRST &&
 				    op <= RC_WRITE_ONLY_IMM))
 		goto nak_invalid;
@@ -837,6 +839,29 @@ static struct sk_buff *softrdma_resp_sr_take(struct softrdma_roce_qp *rqp,
 }
 
 /*
+ * Selective repeat: a request kept at @psn. Past the highest one kept
+ * before, with PSNs between them missing, once the gap at epsn was NAKed
+ * (a loss, not reordering): a NAK of that hole too, so the requester sends
+ * every hole again in one round trip, not one gap a round trip.
+ */
+static void softrdma_resp_sr_hole(struct softrdma_qp *qp, u32 psn)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u32 high = rqp->resp.sr_high;
+
+	/* At or behind epsn: no longer kept; @psn is the first past it. */
+	if (softrdma_psn_diff(high, rqp->resp.epsn) <= 0 ||
+	    softrdma_psn_diff(psn, high) > 0)
+		rqp->resp.sr_high = psn;
+	if (softrdma_psn_diff(high, rqp->resp.epsn) <= 0 ||
+	    softrdma_psn_diff(psn, high) <= 1 ||
+	    !rqp->resp.nak_sent || rqp->resp.nak_rnr)
+		return;
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
+	softrdma_resp_ack(qp, softrdma_psn_add(high, 1), SOFTRDMA_NAK_SR_HOLE);
+}
+
+/*
  * A request, in order or not; @skb->data is its BTH (an XRC request's
  * XRCETH taken off, its XRC SRQ number in the skb's cb: recv.c). True:
  * kept out of order (selective repeat), no longer the caller's.
@@ -855,14 +880,26 @@ static bool softrdma_resp_one(struct softrdma_qp *qp, struct sk_buff *skb)
 		softrdma_count(qp->sdev, kept ? SOFTRDMA_CNT_SR_OOO_HELD :
 						SOFTRDMA_CNT_SR_OOO_DROPS);
 		/*
-		 * A NAK, or the packet it asked for, may be lost too: NAK
-		 * the same gap again after SOFTRDMA_SR_RENAK more arrived
-		 * behind it, not a retransmission timeout later.
+		 * A gap is a loss once SOFTRDMA_SR_DUPTHRESH requests came
+		 * past it in a row (as TCP's duplicate ACKs count), or one
+		 * that asks for an ACK (the last of a message: nothing may
+		 * follow it); requests ahead of the rest between others in
+		 * order are reordering, and the gap fills by itself. A NAK,
+		 * or the packet it asked for, may be lost too: NAK the
+		 * same gap again after SOFTRDMA_SR_RENAK more came past it,
+		 * not a retransmission timeout later.
 		 */
-		if (!rqp->resp.nak_sent ||
-		    (!rqp->resp.nak_rnr &&
-		     ++rqp->resp.nak_behind >= SOFTRDMA_SR_RENAK))
+		rqp->resp.nak_behind++;
+		if (!rqp->resp.nak_sent) {
+			if (rqp->resp.nak_behind >= SOFTRDMA_SR_DUPTHRESH ||
+			    softrdma_bth_ackreq((struct softrdma_bth *)skb->data))
+				softrdma_resp_nak_gap(qp);
+		} else if (!rqp->resp.nak_rnr &&
+			   rqp->resp.nak_behind >= SOFTRDMA_SR_RENAK) {
 			softrdma_resp_nak_gap(qp);
+		}
+		if (kept)
+			softrdma_resp_sr_hole(qp, psn);
 		return kept;
 	}
 	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
@@ -891,34 +928,45 @@ static bool softrdma_resp_one(struct softrdma_qp *qp, struct sk_buff *skb)
 
 /*
  * Selective repeat, after a request in order: the requests kept that now
- * follow go where they would have gone; then a NAK of the next gap if
- * more are kept behind it, else an ACK of all.
+ * follow go where they would have gone; then a NAK of the next gap if it
+ * is a loss, else an ACK of what is in order.
  */
 static void softrdma_resp_sr_drain(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	struct sk_buff *skb;
-	bool drained = false;
+	u32 i;
 
 	while (rqp->resp.ooo_held && !rqp->resp.rd_active &&
 	       (skb = softrdma_resp_sr_take(rqp, rqp->resp.epsn))) {
 		softrdma_resp_one(qp, skb);
 		consume_skb(skb);
-		drained = true;
 	}
-	/*
-	 * nak_sent is clear once a request came in order since the last
-	 * NAK: a gap at epsn with requests kept behind it is a new one.
-	 */
+	if (!rqp->resp.ooo_held)
+		rqp->resp.sr_lossy = false;
 	if (rqp->resp.rd_active || rqp->resp.nak_sent ||
 	    READ_ONCE(qp->state) == IB_QPS_ERR)
 		return;
-	if (rqp->resp.ooo_held) {
-		softrdma_resp_nak_gap(qp);
-	} else if (drained) {
-		softrdma_resp_ack_later(qp, softrdma_psn_add(rqp->resp.epsn,
-							     SOFTRDMA_PSN_MASK));
+	/*
+	 * After a loss (a gap NAKed, and requests kept since), a gap at
+	 * epsn with a request kept just behind it (the requester sent that
+	 * one after it) is lost too: NAKed now. Else it may be reordering:
+	 * NAKed once more come past it (softrdma_resp_one()); meanwhile an
+	 * ACK of what is in order, on which a requester recovering from a
+	 * timeout sends the packet at the gap (comp.c).
+	 */
+	for (i = 1; rqp->resp.sr_lossy && i <= SOFTRDMA_SR_DUPTHRESH; i++) {
+		u32 psn = softrdma_psn_add(rqp->resp.epsn, i);
+		struct sk_buff *held = rqp->resp.ooo[psn % SOFTRDMA_SR_WIN];
+
+		if (held &&
+		    softrdma_bth_psn((struct softrdma_bth *)held->data) == psn) {
+			softrdma_resp_nak_gap(qp);
+			return;
+		}
 	}
+	softrdma_resp_ack_later(qp, softrdma_psn_add(rqp->resp.epsn,
+						     SOFTRDMA_PSN_MASK));
 }
 
 /*

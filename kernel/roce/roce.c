@@ -213,6 +213,9 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 		rqp->resp.in_send = false;
 		rqp->resp.nak_sent = false;
 		rqp->resp.nak_rnr = false;
+		rqp->resp.nak_behind = 0;
+		rqp->resp.sr_high = rqp->resp.epsn;
+		rqp->resp.sr_lossy = false;
 		memset(rqp->resp.atomics, 0, sizeof(rqp->resp.atomics));
 		rqp->resp.atomic_next = 0;
 	}
@@ -259,7 +262,8 @@ static void softrdma_roce_qp_stop_sync(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 
-	timer_delete_sync(&rqp->req.timer);
+	hrtimer_cancel(&rqp->req.timer);
+	WRITE_ONCE(rqp->req.timer_at, 0);
 }
 
 /* Move the QP to the error state from the data path; flush it. */
@@ -282,7 +286,8 @@ static int softrdma_roce_qp_init(struct softrdma_qp *qp)
 
 	tasklet_setup(&rqp->resp.tasklet, softrdma_resp_tasklet);
 	skb_queue_head_init(&rqp->resp.backlog);
-	timer_setup(&rqp->req.timer, softrdma_req_timeout, 0);
+	hrtimer_setup(&rqp->req.timer, softrdma_req_timeout, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_SOFT);
 	ret = dst_cache_init(&rqp->dst_cache, GFP_KERNEL);
 	if (ret)
 		return ret;
@@ -302,7 +307,7 @@ static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 
-	timer_delete_sync(&rqp->req.timer);
+	hrtimer_cancel(&rqp->req.timer);
 	tasklet_kill(&rqp->resp.tasklet);
 	softrdma_resp_stop(qp);
 	kfree(rqp->resp.ooo);

@@ -8,6 +8,7 @@
 #define SOFTRDMA_ROCE_H
 
 #include <linux/build_bug.h>
+#include <linux/hrtimer.h>
 #include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -215,6 +216,13 @@ static_assert(sizeof(struct softrdma_xrceth) == SOFTRDMA_XRCETH_LEN);
 #define SOFTRDMA_NAK_INVALID_REQ	0x61
 #define SOFTRDMA_NAK_REMOTE_ACCESS	0x62
 #define SOFTRDMA_NAK_REMOTE_OP		0x63
+/*
+ * softrdma's own, between selective repeat peers only (both agreed by
+ * ECE): send the packet at this PSN again, a hole behind the gap the
+ * last sequence NAK named; it acknowledges nothing. A NAK code the IBTA
+ * reserves (5 to 31), so no other device ever sends it.
+ */
+#define SOFTRDMA_NAK_SR_HOLE		0x7f
 
 /* Fill a BTH; @flags carries SE, M and PadCnt, TVer is 0. */
 static inline void softrdma_bth_fill(struct softrdma_bth *bth, u8 opcode,
@@ -443,7 +451,14 @@ struct softrdma_roce_qp {
 		 */
 		bool sr_recovery;
 		u32 sr_recover;
-		struct timer_list timer;
+		/*
+		 * The one timer of the requester (retransmission, the RNR
+		 * delay, the pacer's tick), an hrtimer: a measured timeout
+		 * is a few round trips, well below a jiffy. timer_at is
+		 * when it is due (0: not set); see softrdma_req_timer_set().
+		 */
+		struct hrtimer timer;
+		ktime_t timer_at;
 	} req;
 	struct {
 		u32 epsn;		/* PSN expected next */
@@ -480,7 +495,9 @@ struct softrdma_roce_qp {
 		 */
 		struct sk_buff **ooo;
 		u32 ooo_held;
-		u32 nak_behind;		/* kept since the gap's last NAK */
+		u32 nak_behind;		/* came past the gap since its NAK */
+		u32 sr_high;		/* the highest PSN kept past it */
+		bool sr_lossy;		/* a gap NAKed since none was kept */
 		bool nak_rnr;		/* that NAK was an RNR NAK */
 	} resp;
 	/* Congestion (cc.c): the last CNP sent, and DCQCN's pacing. */
@@ -498,7 +515,16 @@ struct softrdma_roce_qp {
  * requester sends that packet alone again, not every one after it.
  */
 #define SOFTRDMA_SR_WIN		256
-/* Requests kept behind a gap before it is NAKed again. */
+/* Requests past a gap in a row before it counts as a loss and is NAKed. */
+#define SOFTRDMA_SR_DUPTHRESH	3
+/*
+ * The requester's tick: the pacer's, a retry of a send that found no
+ * memory, and the shortest RNR wait (a jiffy, as before the timer was an
+ * hrtimer: a peer asking for 10 us would have its RNR NAKs come back at
+ * that rate).
+ */
+#define SOFTRDMA_REQ_TICK_NS	(NSEC_PER_SEC / HZ)
+/* Requests past a gap before it is NAKed again. */
 #define SOFTRDMA_SR_RENAK	32
 
 static inline bool softrdma_roce_sr(const struct softrdma_roce_qp *rqp)
@@ -606,10 +632,17 @@ bool softrdma_req_pending(struct softrdma_qp *qp);
 void softrdma_req_sqd_check(struct softrdma_qp *qp);
 u32 softrdma_req_una(struct softrdma_qp *qp);
 void softrdma_req_arm_timer(struct softrdma_qp *qp);
+void softrdma_req_timer_set(struct softrdma_qp *qp, u64 ns);
 void softrdma_req_rtt_done(struct softrdma_qp *qp, u32 idx);
 void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn);
 void softrdma_req_resend_one(struct softrdma_qp *qp, u32 psn);
-void softrdma_req_timeout(struct timer_list *t);
+enum hrtimer_restart softrdma_req_timeout(struct hrtimer *t);
+
+/* The requester's timer is no longer wanted (it may still fire: idle). */
+static inline void softrdma_req_timer_stop(struct softrdma_roce_qp *rqp)
+{
+	rqp->req.timer_at = 0;
+}
 
 /* comp.c: the completer */
 void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,

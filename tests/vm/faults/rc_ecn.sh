@@ -25,6 +25,7 @@ on_wire() {
 rc_ecn_cleanup() {
 	tc qdisc del dev veth0 root 2>/dev/null
 	ip neigh del 10.0.0.2 dev veth0 2>/dev/null
+	ip netns exec b ip neigh del 10.0.0.1 dev veth1 2>/dev/null
 	return 0
 }
 
@@ -32,9 +33,12 @@ test_rc_ecn() {
 	rc_pair
 	trap rc_ecn_cleanup EXIT
 	modprobe sch_netem
-	# ARP is not ECN-capable: netem would drop it.
+	# ARP is not ECN-capable: netem would drop it (veth0's requests,
+	# and its replies to veth1's).
 	ip neigh replace 10.0.0.2 dev veth0 nud permanent \
 		lladdr "$(ip netns exec b cat /sys/class/net/veth1/address)"
+	ip netns exec b ip neigh replace 10.0.0.1 dev veth1 nud permanent \
+		lladdr "$(cat /sys/class/net/veth0/address)"
 	tc qdisc add dev veth0 root netem loss 5% ecn
 	ip netns exec b tcpdump -i veth1 -w "$TEST_TMP"/ecn.pcap udp port 4791 2>/dev/null &
 	local cap=$!
