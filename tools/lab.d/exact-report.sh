@@ -148,9 +148,12 @@ table() {
 	done
 }
 
-# lv ROW P TEST KEY: a value of the loss table (exact-guest.sh's "loss
-# ROW P TEST KEY VALUE" lines).
-lv() { awk -v r="$1" -v p="$2" -v t="$3" -v k="$4" '$1 == "loss" && $2 == r && $3 == p && $4 == t && $5 == k { print $6; exit }' "$exact"; }
+# cell PART ROW P TEST KEY: a value of the loss, reordering or tail part
+# (exact-guest.sh's "PART ROW P TEST KEY VALUE" lines).
+cell() { awk -v c="$1" -v r="$2" -v p="$3" -v t="$4" -v k="$5" '$1 == c && $2 == r && $3 == p && $4 == t && $5 == k { print $6; exit }' "$exact"; }
+
+# lv ROW P TEST KEY: a value of the loss table.
+lv() { cell loss "$@"; }
 
 # loss_table: the loss table, if the run had one (BENCH_LOSS): per test
 # and loss share, each row's MiB/s and its share of its own lossless
@@ -334,7 +337,7 @@ ecn_line() {
 }
 
 # rv ROW P KEY: a value of the reordering table's 64 KiB cells.
-rv() { awk -v r="$1" -v p="$2" -v k="$3" '$1 == "reorder" && $2 == r && $3 == p && $4 == "bw64k" && $5 == k { print $6; exit }' "$exact"; }
+rv() { cell reorder "$1" "$2" bw64k "$3"; }
 
 # reorder_table: the reordering part, if the run had one (BENCH_REORDER):
 # netem's count first, then per row and share the MiB/s (share of the
@@ -396,9 +399,8 @@ reorder_table() {
 	echo
 }
 
-# tv ROW P KEY: a value of the tail part's cells ("tail ROW P lat4k KEY
-# VALUE").
-tv() { awk -v r="$1" -v p="$2" -v k="$3" '$1 == "tail" && $2 == r && $3 == p && $4 == "lat4k" && $5 == k { print $6; exit }' "$exact"; }
+# tv ROW P KEY: a value of the tail part's cells.
+tv() { cell tail "$1" "$2" lat4k "$3"; }
 
 # tail_table: the tail-latency part, if the run had one (BENCH_TAIL): a
 # line per row and loss share: the 4 KiB ping-pong's median, p99, p99.9
