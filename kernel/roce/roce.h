@@ -495,7 +495,8 @@ struct softrdma_roce_qp {
 		 */
 		struct sk_buff **ooo;
 		u32 ooo_held;
-		u32 nak_behind;		/* came past the gap since its NAK */
+		/* Requests past the gap since epsn moved or it was NAKed. */
+		u32 nak_behind;
 		u32 sr_high;		/* the highest PSN kept past it */
 		bool sr_lossy;		/* a gap NAKed since none was kept */
 		bool nak_rnr;		/* that NAK was an RNR NAK */
