@@ -47,10 +47,11 @@ test_counters() {
 	ip netns exec b rdma statistic show link sr1/1
 	[ "$(ip netns exec b bash -c "$(declare -f counter); counter sr1 acks_coalesced")" -gt 0 ]
 	# A CNP to a QP in the middle of a message (a SEND waiting out RNR
-	# NAKs for 3 s): counted and ignored; the QP goes on, its bytes
-	# arrive (verbs_rc checks them). No responder takes it for a request.
+	# NAKs for 8 s: python's start on a busy host has taken more than 3):
+	# counted and ignored; the QP goes on, its bytes arrive (verbs_rc
+	# checks them). No responder takes it for a request.
 	local qpn
-	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --sizes 64 --rnr-ms 3000 \
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 --sizes 64 --rnr-ms 8000 \
 		>"$TEST_TMP"/cnp.log 2>&1 &
 	local rc_pid=$!
 	for _ in $(seq 100); do
