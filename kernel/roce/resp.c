@@ -848,13 +848,12 @@ static void softrdma_resp_sr_hole(struct softrdma_qp *qp, u32 psn)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u32 high = rqp->resp.sr_high;
-
 	/* At or behind epsn: no longer kept; @psn is the first past it. */
-	if (softrdma_psn_diff(high, rqp->resp.epsn) <= 0 ||
-	    softrdma_psn_diff(psn, high) > 0)
+	bool first = softrdma_psn_diff(high, rqp->resp.epsn) <= 0;
+
+	if (first || softrdma_psn_diff(psn, high) > 0)
 		rqp->resp.sr_high = psn;
-	if (softrdma_psn_diff(high, rqp->resp.epsn) <= 0 ||
-	    softrdma_psn_diff(psn, high) <= 1 ||
+	if (first || softrdma_psn_diff(psn, high) <= 1 ||
 	    !rqp->resp.nak_sent || rqp->resp.nak_rnr)
 		return;
 	softrdma_count(qp->sdev, SOFTRDMA_CNT_SEQ_NAKS);
