@@ -398,12 +398,16 @@ fi
 # plugin built with the host's g++ against the plugin header of the host's
 # own QEMU, taken from Debian's qemu source package of that version
 # (deb-src of the host's mirrors, a private apt setup); only the header is
-# kept.
-QEMU_SRC_VER=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null || true)
+# kept. The version is read when the stage runs: on a new machine QEMU
+# comes with host-packages, after this script started.
+qemu_src_ver() {
+	dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null || true
+}
 meter_plugin() {
-	local d=$SOFTRDMA_LAB/apt-src codename
+	local d=$SOFTRDMA_LAB/apt-src codename ver
 	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	[ -n "$QEMU_SRC_VER" ] || die "no qemu-system-x86 on the host"
+	ver=$(qemu_src_ver)
+	[ -n "$ver" ] || die "no qemu-system-x86 on the host"
 	private_apt_dir "$d"
 	{
 		echo "deb-src $MIRROR $codename $codename-updates main"
@@ -411,7 +415,7 @@ meter_plugin() {
 	} >"$d/sources.list"
 	private_apt "$d" update
 	rm -rf "$d/debs"/*
-	(cd "$d/debs" && private_apt "$d" source --download-only "qemu=$QEMU_SRC_VER")
+	(cd "$d/debs" && private_apt "$d" source --download-only "qemu=$ver")
 	mkdir -p "$SOFTRDMA_LAB/meter"
 	tar -C "$SOFTRDMA_LAB/meter" -xJf "$d"/debs/qemu_*.orig.tar.xz \
 		--wildcards --strip-components=3 '*/include/qemu/qemu-plugin.h'
@@ -470,7 +474,7 @@ stage bpo-headers "$(key_of "$BPO_HDR_PKGS")" bpo_headers
 stage bpo-kernel "$(key_of "$BPO_KERNEL_PKGS" "$(cat "$LAB_REPO/tools/lab.d/initramfs-init")")" bpo_kernel
 # shellcheck disable=SC2086
 stage meter-packages "$(key_of "$METER_PKGS")" extra_packages $METER_PKGS
-stage meter "$(key_of "$QEMU_SRC_VER" "$(cat "$LAB_REPO/tools/meter/meter.cpp")")" meter_plugin
+stage meter "$(key_of "$(qemu_src_ver)" "$(cat "$LAB_REPO/tools/meter/meter.cpp")")" meter_plugin
 [ $check = 0 ] || exit 0
 
 say "setup complete in $((SECONDS - t0)) s; cache: $SOFTRDMA_LAB"
