@@ -147,18 +147,19 @@ static inline u64 compat_odp_access(bool write)
 }
 
 /*
- * The page of index @idx (PAGE_SIZE pages) of @umem if it is mapped (and
- * writable, with @write), else NULL. The caller keeps invalidation out.
+ * What @umem has mapped of its page of index @idx (PAGE_SIZE pages): an
+ * HMM pfn with HMM_PFN_VALID (and HMM_PFN_WRITE if writable), or 0. Under
+ * umem_mutex, for a range ib_umem_odp_map_dma_and_lock() has just mapped.
  */
-static inline struct page *compat_odp_page(struct ib_umem_odp *umem,
-					   size_t idx, bool write)
+static inline unsigned long compat_odp_pfn(struct ib_umem_odp *umem,
+					   size_t idx)
 {
-	dma_addr_t dma = READ_ONCE(umem->dma_list[idx]);
+	dma_addr_t dma = umem->dma_list[idx];
 
-	if (!(dma & ODP_READ_ALLOWED_BIT) ||
-	    (write && !(dma & ODP_WRITE_ALLOWED_BIT)))
-		return NULL;
-	return hmm_pfn_to_page(READ_ONCE(umem->pfn_list[idx]));
+	if (!(dma & ODP_READ_ALLOWED_BIT))
+		return 0;
+	return (umem->pfn_list[idx] & ~HMM_PFN_FLAGS) | HMM_PFN_VALID |
+	       (dma & ODP_WRITE_ALLOWED_BIT ? HMM_PFN_WRITE : 0);
 }
 #else
 #define SOFTRDMA_ODP	0
