@@ -141,13 +141,24 @@ static int softrdma_odp_map(struct softrdma_odp *odp, u64 start, u64 end,
 	return ret;
 }
 
-/* Unmap [@start, @end) (within the MR), under umem_mutex, with no users. */
+/*
+ * Unmap [@start, @end) (within the MR), under umem_mutex, with no users.
+ * A page mapped writable is marked dirty: the CPU wrote it through the
+ * kernel's mapping, which leaves the process's PTE clean. (ib_umem_odp
+ * does so only for pages mapped for DMA from 6.16 on, not for a device
+ * without DMA.)
+ */
 static void softrdma_odp_unmap(struct softrdma_odp *odp, u64 start, u64 end)
 {
 	size_t i, last = softrdma_odp_idx(odp, end - 1);
+	unsigned long pfn;
 
-	for (i = softrdma_odp_idx(odp, start); i <= last; i++)
+	for (i = softrdma_odp_idx(odp, start); i <= last; i++) {
+		pfn = odp->pfns[i];
+		if (pfn & HMM_PFN_WRITE)
+			folio_mark_dirty(page_folio(hmm_pfn_to_page(pfn)));
 		WRITE_ONCE(odp->pfns[i], 0);
+	}
 	ib_umem_odp_unmap_dma_pages(odp->umem, start, end);
 }
 
@@ -415,10 +426,14 @@ err_mr:
 void softrdma_odp_dereg(struct softrdma_mr *mr)
 {
 	struct softrdma_odp *odp = mr->odp;
+	struct ib_umem_odp *umem = odp->umem;
 
 	cancel_work_sync(&odp->fault_work);
+	mutex_lock(&umem->umem_mutex);
+	softrdma_odp_unmap(odp, ib_umem_start(umem), ib_umem_end(umem));
+	mutex_unlock(&umem->umem_mutex);
 	/* Removes the notifier: no invalidation runs after it. */
-	ib_umem_odp_release(odp->umem);
+	ib_umem_odp_release(umem);
 	mr->umem = NULL;
 	kvfree(odp->pfns);
 	kfree(odp);
