@@ -128,38 +128,58 @@ static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
 #endif
 
 /*
- * On-demand paging (odp.c). Where ib_umem_odp keeps the pages it mapped in
- * its pfn_list and a dma_list whose low bits say read and write (6.1 to
- * 6.15), softrdma pages on demand: SOFTRDMA_ODP is 1. From 6.16 on they
- * are in an hmm_dma_map, whose use by a device without DMA has not been
- * tried in the lab: no ODP there (ON_DEMAND is -EOPNOTSUPP), nor without
- * CONFIG_INFINIBAND_ON_DEMAND_PAGING.
+ * On-demand paging (odp.c), with CONFIG_INFINIBAND_ON_DEMAND_PAGING:
+ * SOFTRDMA_ODP is 1. ib_umem_odp keeps the pages it mapped in an
+ * hmm_dma_map (SOFTRDMA_HAVE_HMM_DMA_MAP: 6.16 on), whose pfn_list holds
+ * HMM pfns with HMM_PFN_VALID and HMM_PFN_WRITE (a device without DMA, as
+ * softrdma is, gets that list alone), and ib_umem_odp_map_dma_and_lock()
+ * maps writable for HMM_PFN_WRITE in its access mask. Before (6.1 to
+ * 6.15), the pages are in a pfn_list and a dma_list whose low bits say
+ * read and write, and the access mask is in those bits.
  */
-#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) && \
-	!defined(SOFTRDMA_HAVE_HMM_DMA_MAP)
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
 #define SOFTRDMA_ODP	1
 #include <linux/hmm.h>
 
+#ifdef SOFTRDMA_HAVE_HMM_DMA_MAP
 /* The access mask ib_umem_odp_map_dma_and_lock() takes. */
+static inline u64 compat_odp_access(bool write)
+{
+	return HMM_PFN_VALID | (write ? HMM_PFN_WRITE : 0);
+}
+
+/*
+ * What @umem has mapped of its page of index @idx (PAGE_SIZE pages): an
+ * HMM pfn with HMM_PFN_VALID (and HMM_PFN_WRITE if writable), or 0. Only
+ * under umem_mutex, for a range ib_umem_odp_map_dma_and_lock() has just
+ * mapped: hmm_range_fault() writes the list with no lock held.
+ */
+static inline unsigned long compat_odp_pfn(struct ib_umem_odp *umem,
+					   size_t idx)
+{
+	unsigned long pfn = umem->map.pfn_list[idx];
+
+	if (!(pfn & HMM_PFN_VALID))
+		return 0;
+	return (pfn & ~HMM_PFN_FLAGS) | (pfn & (HMM_PFN_VALID | HMM_PFN_WRITE));
+}
+#else
 static inline u64 compat_odp_access(bool write)
 {
 	return ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
 }
 
-/*
- * The page of index @idx (PAGE_SIZE pages) of @umem if it is mapped (and
- * writable, with @write), else NULL. The caller keeps invalidation out.
- */
-static inline struct page *compat_odp_page(struct ib_umem_odp *umem,
-					   size_t idx, bool write)
+static inline unsigned long compat_odp_pfn(struct ib_umem_odp *umem,
+					   size_t idx)
 {
-	dma_addr_t dma = READ_ONCE(umem->dma_list[idx]);
+	dma_addr_t dma = umem->dma_list[idx];
 
-	if (!(dma & ODP_READ_ALLOWED_BIT) ||
-	    (write && !(dma & ODP_WRITE_ALLOWED_BIT)))
-		return NULL;
-	return hmm_pfn_to_page(READ_ONCE(umem->pfn_list[idx]));
+	if (!(dma & ODP_READ_ALLOWED_BIT))
+		return 0;
+	return (umem->pfn_list[idx] & ~HMM_PFN_FLAGS) | HMM_PFN_VALID |
+	       (dma & ODP_WRITE_ALLOWED_BIT ? HMM_PFN_WRITE : 0);
 }
+#endif
 #else
 #define SOFTRDMA_ODP	0
 #endif

@@ -7,6 +7,12 @@
  * mapped and writable. softrdma has no DMA device: a mapped page is used
  * by the CPU, copied to and from in whatever context the transport runs.
  *
+ * The accesses read a page table of the MR's own (odp->pfns), as a NIC
+ * reads its MTT: a fault copies what the umem mapped into it under the
+ * umem's mutex, an invalidation clears it. The umem's own list is not
+ * for them: hmm_range_fault() writes it with no lock held, possibly what
+ * it read before an invalidation that has since run.
+ *
  * An access (softrdma_mr_get() .. softrdma_mr_put()) holds the MR's pages:
  * it counts itself in odp->users, under odp->lock, only if every page of
  * its range is present with the rights it needs, and it never sleeps. An
@@ -25,6 +31,9 @@
  *
  * ibv_advise_mr's prefetch faults in the process's context, at once.
  */
+#include <linux/hmm.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/sched/mm.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -47,6 +56,17 @@
 struct softrdma_odp {
 	struct ib_umem_odp *umem;
 	struct softrdma_mr *mr;
+	/*
+	 * The pages accesses may use, per PAGE_SIZE page from
+	 * ib_umem_start(): HMM pfns, HMM_PFN_VALID (and HMM_PFN_WRITE) while
+	 * mapped. Set under umem_mutex, cleared under it with no users.
+	 */
+	unsigned long *pfns;
+	/*
+	 * One fault (or prefetch) of the MR at a time: no other walk writes
+	 * the umem's list while a fault copies what it mapped from there.
+	 */
+	struct mutex map_lock;
 	spinlock_t lock;		/* the fields below, the pages' use */
 	u32 users;			/* accesses holding pages */
 	u32 blocked;			/* invalidations waiting for users */
@@ -81,13 +101,14 @@ static size_t softrdma_odp_idx(struct softrdma_odp *odp, u64 va)
 static bool softrdma_odp_present(struct softrdma_odp *odp, u64 start,
 				 u64 end, bool write)
 {
+	unsigned long need = HMM_PFN_VALID | (write ? HMM_PFN_WRITE : 0);
 	size_t i, last;
 
 	if (start == end)
 		return true;
 	last = softrdma_odp_idx(odp, end - 1);
 	for (i = softrdma_odp_idx(odp, start); i <= last; i++)
-		if (!compat_odp_page(odp->umem, i, write))
+		if ((READ_ONCE(odp->pfns[i]) & need) != need)
 			return false;
 	return true;
 }
@@ -100,15 +121,45 @@ static bool softrdma_odp_present(struct softrdma_odp *odp, u64 start,
 static int softrdma_odp_map(struct softrdma_odp *odp, u64 start, u64 end,
 			    bool fault)
 {
+	struct ib_umem_odp *umem = odp->umem;
+	size_t i, last;
 	int ret;
 
-	ret = ib_umem_odp_map_dma_and_lock(odp->umem, start, end - start,
-					   compat_odp_access(odp->umem->umem.writable),
+	mutex_lock(&odp->map_lock);
+	ret = ib_umem_odp_map_dma_and_lock(umem, start, end - start,
+					   compat_odp_access(umem->umem.writable),
 					   fault);
-	if (ret < 0)
-		return ret;
-	mutex_unlock(&odp->umem->umem_mutex);
-	return 0;
+	if (ret >= 0) {
+		/* No invalidation has run since the walk: its pages stand. */
+		last = softrdma_odp_idx(odp, end - 1);
+		for (i = softrdma_odp_idx(odp, start); i <= last; i++)
+			WRITE_ONCE(odp->pfns[i], compat_odp_pfn(umem, i));
+		mutex_unlock(&umem->umem_mutex);
+		ret = 0;
+	}
+	mutex_unlock(&odp->map_lock);
+	return ret;
+}
+
+/*
+ * Unmap [@start, @end) (within the MR), under umem_mutex, with no users.
+ * A page mapped writable is marked dirty: the CPU wrote it through the
+ * kernel's mapping, which leaves the process's PTE clean. (ib_umem_odp
+ * does so only for pages mapped for DMA from 6.16 on, not for a device
+ * without DMA.)
+ */
+static void softrdma_odp_unmap(struct softrdma_odp *odp, u64 start, u64 end)
+{
+	size_t i, last = softrdma_odp_idx(odp, end - 1);
+	unsigned long pfn;
+
+	for (i = softrdma_odp_idx(odp, start); i <= last; i++) {
+		pfn = odp->pfns[i];
+		if (pfn & HMM_PFN_WRITE)
+			folio_mark_dirty(page_folio(hmm_pfn_to_page(pfn)));
+		WRITE_ONCE(odp->pfns[i], 0);
+	}
+	ib_umem_odp_unmap_dma_pages(odp->umem, start, end);
 }
 
 static void softrdma_odp_fault_work(struct work_struct *work)
@@ -214,11 +265,12 @@ void softrdma_odp_release(struct softrdma_mr *mr)
 /* The page of index @idx of a held range of an ODP MR. */
 struct page *softrdma_odp_page(struct softrdma_mr *mr, size_t idx)
 {
-	struct page *page = compat_odp_page(mr->odp->umem, idx, false);
+	unsigned long pfn = READ_ONCE(mr->odp->pfns[idx]);
 
 	/* A hold keeps it: an invalidation waits for the access to end. */
-	WARN_ON_ONCE(!page);
-	return page;
+	if (WARN_ON_ONCE(!(pfn & HMM_PFN_VALID)))
+		return NULL;
+	return hmm_pfn_to_page(pfn);
 }
 
 static bool softrdma_odp_users_gone(struct softrdma_odp *odp)
@@ -264,7 +316,7 @@ static bool softrdma_odp_invalidate(struct mmu_interval_notifier *mni,
 	start = max_t(u64, ib_umem_start(umem), range->start);
 	end = min_t(u64, ib_umem_end(umem), range->end);
 	if (start < end)
-		ib_umem_odp_unmap_dma_pages(umem, start, end);
+		softrdma_odp_unmap(odp, start, end);
 	spin_lock_irq(&odp->lock);
 	odp->blocked--;
 	spin_unlock_irq(&odp->lock);
@@ -322,6 +374,7 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	}
 	spin_lock_init(&odp->lock);
 	init_waitqueue_head(&odp->wait);
+	mutex_init(&odp->map_lock);
 	INIT_WORK(&odp->fault_work, softrdma_odp_fault_work);
 	odp->mr = mr;
 	mr->odp = odp;
@@ -336,6 +389,12 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	if (IS_ERR(odp->umem)) {
 		ret = PTR_ERR(odp->umem);
 		goto err_odp;
+	}
+	odp->pfns = kvcalloc(ib_umem_odp_num_pages(odp->umem),
+			     sizeof(*odp->pfns), GFP_KERNEL | __GFP_NOWARN);
+	if (!odp->pfns) {
+		ret = -ENOMEM;
+		goto err_umem;
 	}
 	/*
 	 * An invalidation may run from here on: under umem_mutex, it finds
@@ -355,6 +414,7 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 
 err_umem:
 	ib_umem_odp_release(odp->umem);
+	kvfree(odp->pfns);
 err_odp:
 	kfree(odp);
 err_mr:
@@ -366,11 +426,16 @@ err_mr:
 void softrdma_odp_dereg(struct softrdma_mr *mr)
 {
 	struct softrdma_odp *odp = mr->odp;
+	struct ib_umem_odp *umem = odp->umem;
 
 	cancel_work_sync(&odp->fault_work);
+	mutex_lock(&umem->umem_mutex);
+	softrdma_odp_unmap(odp, ib_umem_start(umem), ib_umem_end(umem));
+	mutex_unlock(&umem->umem_mutex);
 	/* Removes the notifier: no invalidation runs after it. */
-	ib_umem_odp_release(odp->umem);
+	ib_umem_odp_release(umem);
 	mr->umem = NULL;
+	kvfree(odp->pfns);
 	kfree(odp);
 	mr->odp = NULL;
 }

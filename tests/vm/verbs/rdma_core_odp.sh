@@ -8,8 +8,10 @@
 # with the pages dropped (MADV_DONTNEED) before every message. What skips,
 # and why: implicit ODP (softrdma does not offer it), UD (softroce reports
 # no UD ODP: its UD paths do not wait for pages). About 90 s on the stock
-# kernel; the debug kernel runs RC SEND/RECV and fetch-and-add (about
-# 120 s there: four cases took 218 s).
+# kernel and on 7.3 (layer k73: ib_umem_odp's hmm_dma_map; 7.3's rxe
+# passes RC SEND/RECV, READ, WRITE, both atomics, mixed MRs and UD, and
+# skips the rest); the debug kernel runs RC SEND/RECV and fetch-and-add
+# (about 120 s there: four cases took 218 s).
 #
 # layers: stock debug
 # timeout: 420
