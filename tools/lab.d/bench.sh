@@ -67,6 +67,7 @@ if [ $exact = 1 ]; then
 		"BENCH_LOSS_PKT=${BENCH_LOSS_PKT:-0}" "BENCH_ECN=${BENCH_ECN:-0}" \
 		"BENCH_ECN_MSGS=${BENCH_ECN_MSGS:-2048}" "BENCH_REORDER=${BENCH_REORDER:-}" \
 		"BENCH_TAIL=${BENCH_TAIL:-}" "BENCH_TAIL_ROWS=${BENCH_TAIL_ROWS:-}" "BENCH_TAIL_ITERS=${BENCH_TAIL_ITERS:-}" \
+		"BENCH_EXACT_TESTS=${BENCH_EXACT_TESTS:-}" "BENCH_EXACT_SCALE=${BENCH_EXACT_SCALE:-}" \
 		bash "$LAB_REPO/tools/lab.d/exact-guest.sh" "$ex" "$ex/meter" || rc=$?
 	"$LAB_REPO/tools/lab.d/exact-report.sh" table "$ex" | tee "$ex/exact.txt"
 	say "the exact clock: done ($((SECONDS - t0)) s); tables: $ex/exact.txt; tools/lab profile PHASE"

@@ -4,6 +4,8 @@
 # exact-report.sh spread OUT OTHER: how far two boots' tables (OUT's and
 # OTHER's) differ, row by row: their difference over their mean, in
 # percent.
+# exact-report.sh ceilings OUT FILE: the instruction ceilings of FILE
+# (tests/exact/ceilings) against OUT's counts, as PASS and FAIL lines.
 # exact-report.sh profile OUT PHASE [TOP]: the TOP (25) kernel functions
 # of PHASE (MTU.STACK.TEST, e.g. 1500.softroce.bw64k), in instructions per
 # message: the 2N run's counts less the N run's, so nothing of the
@@ -486,7 +488,31 @@ spread() {
 		}' <(CELLS=1 "$0" table "$other") <(CELLS=1 table)
 }
 
+# ceilings FILE: each line of FILE ("PHASE WHAT UNIT MAX": kernel or user
+# instructions, per byte or per message, of the phase's second run, as
+# the table gives them; # starts a comment) against this boot: PASS or
+# FAIL lines (exact.PHASE.WHAT), for tools/lab test. Fails if any FAILs.
+ceilings() {
+	local phase what unit max c rc=0
+	while read -r phase what unit max; do
+		case $phase in '' | '#'*) continue ;; esac
+		c=$(cost "$phase" "$what")
+		[ "$unit" = byte ] && c=$(per_byte "$c" "$(msize "${phase##*.}")")
+		if [ "$c" = - ]; then
+			echo "FAIL exact.$phase.$what: not measured"
+			rc=1
+		elif awk -v c="$c" -v m="$max" 'BEGIN { exit !(c + 0 <= m + 0) }'; then
+			echo "PASS exact.$phase.$what: $c <= $max a $unit"
+		else
+			echo "FAIL exact.$phase.$what: $c > $max a $unit"
+			rc=1
+		fi
+	done <"$1"
+	return $rc
+}
+
 case $mode in
+ceilings) ceilings "$3" ;;
 table)
 	table
 	if [ -z "$CELLS" ]; then
@@ -502,7 +528,7 @@ profile)
 	profile "$@"
 	;;
 *)
-	echo "usage: exact-report.sh table OUT | spread OUT OTHER | profile OUT PHASE [TOP]" >&2
+	echo "usage: exact-report.sh table OUT | spread OUT OTHER | profile OUT PHASE [TOP] | ceilings OUT FILE" >&2
 	exit 2
 	;;
 esac
