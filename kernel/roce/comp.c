@@ -166,7 +166,7 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 		/* Selective repeat: a hole past the gap, nothing acked. */
 		if (synd == SOFTRDMA_NAK_SR_HOLE) {
 			if (softrdma_roce_sr(rqp))
-				softrdma_req_resend_one(qp, psn);
+				softrdma_req_resend_nak(qp, psn);
 			return;
 		}
 		/* A NAK acknowledges everything before @psn. */
@@ -208,7 +208,7 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			 */
 			rqp->req.retries = 0;
 			if (softrdma_roce_sr(rqp))
-				softrdma_req_resend_one(qp, psn);
+				softrdma_req_resend_nak(qp, psn);
 			else
 				softrdma_req_resend(qp, qp->req.comp_idx, psn);
 			return;

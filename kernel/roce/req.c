@@ -672,6 +672,66 @@ void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
 		softrdma_req_arm_timer(qp);
 }
 
+/* A PSN sent again, and when (ktime_get_ns() >> 10, about us). */
+struct softrdma_req_resent {
+	u32 psn;
+	u32 at;
+};
+
+static u32 softrdma_req_now_us(void)
+{
+	return ktime_get_ns() >> 10;
+}
+
+/* Note that @psn was sent again now; no memory, no note. */
+static void softrdma_req_resent_note(struct softrdma_roce_qp *rqp, u32 psn)
+{
+	struct softrdma_req_resent *r;
+
+	if (!rqp->req.resent) {
+		rqp->req.resent = kcalloc(SOFTRDMA_REQ_WINDOW,
+					  sizeof(*rqp->req.resent),
+					  GFP_ATOMIC | __GFP_NOWARN);
+		if (!rqp->req.resent)
+			return;
+	}
+	r = &rqp->req.resent[psn % SOFTRDMA_REQ_WINDOW];
+	r->psn = psn;
+	r->at = softrdma_req_now_us();
+}
+
+/*
+ * Selective repeat: a NAK of @psn, sent again less than a smoothed round
+ * trip ago: the responder sent the NAK before that resend could reach
+ * it (a re-NAK of a gap, or the hole a fill uncovered), and the resend
+ * is still on its way; sent once more, it would come twice. (srtt +
+ * rttvar waited too long at 5 % loss: a lost resend then waited for a
+ * timeout, the window full.)
+ */
+static bool softrdma_req_resent_lately(struct softrdma_roce_qp *rqp, u32 psn)
+{
+	const struct softrdma_req_resent *r;
+
+	if (!rqp->req.resent || !rqp->req.srtt_us)
+		return false;
+	r = &rqp->req.resent[psn % SOFTRDMA_REQ_WINDOW];
+	return r->psn == psn && softrdma_req_now_us() - r->at <
+				rqp->req.srtt_us;
+}
+
+/*
+ * Selective repeat: the responder NAKed @psn (the first of a gap, or a
+ * hole past it); send it again unless a resend of it is on its way.
+ */
+void softrdma_req_resend_nak(struct softrdma_qp *qp, u32 psn)
+{
+	if (softrdma_req_resent_lately(to_rqp(qp), psn)) {
+		softrdma_req_arm_timer(qp);
+		return;
+	}
+	softrdma_req_resend_one(qp, psn);
+}
+
 /*
  * Selective repeat: the responder NAKed @psn, the first of a gap, and
  * keeps what came after it; send that one packet again (a READ: its
@@ -699,6 +759,7 @@ void softrdma_req_resend_one(struct softrdma_qp *qp, u32 psn)
 			 pkt >= rqp->req.tx_pkt)
 			break;	/* not sent yet: req_run sends it */
 		softrdma_count(qp->sdev, SOFTRDMA_CNT_SR_RETRANSMITS);
+		softrdma_req_resent_note(rqp, psn);
 		softrdma_req_xmit(qp, idx, pkt, 1);
 		break;
 	}

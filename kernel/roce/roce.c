@@ -312,6 +312,8 @@ static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
 	softrdma_resp_stop(qp);
 	kfree(rqp->resp.ooo);
 	rqp->resp.ooo = NULL;
+	kfree(rqp->req.resent);
+	rqp->req.resent = NULL;
 	softrdma_qp_shadow_free(qp);
 	dst_cache_destroy(&rqp->dst_cache);
 	/* Cleanup may run twice (after a failed init too): destroy once. */

@@ -452,6 +452,13 @@ struct softrdma_roce_qp {
 		bool sr_recovery;
 		u32 sr_recover;
 		/*
+		 * Selective repeat: when each PSN of the window was last
+		 * sent again (by PSN modulo the window; NULL until the
+		 * first resend), so that a NAK sent before that resend
+		 * could arrive does not send it once more.
+		 */
+		struct softrdma_req_resent *resent;
+		/*
 		 * The one timer of the requester (retransmission, the RNR
 		 * delay, the pacer's tick), an hrtimer: a measured timeout
 		 * is a few round trips, well below a jiffy. timer_at is
@@ -637,6 +644,7 @@ void softrdma_req_timer_set(struct softrdma_qp *qp, u64 ns);
 void softrdma_req_rtt_done(struct softrdma_qp *qp, u32 idx);
 void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn);
 void softrdma_req_resend_one(struct softrdma_qp *qp, u32 psn);
+void softrdma_req_resend_nak(struct softrdma_qp *qp, u32 psn);
 enum hrtimer_restart softrdma_req_timeout(struct hrtimer *t);
 
 /* The requester's timer is no longer wanted (it may still fire: idle). */
