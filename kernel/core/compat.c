@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * CRC32 (the RoCEv2 ICRC) and CRC32c (the MPA CRC) on a kernel whose
- * library crc32_le() and crc32c() are table-driven C (before 6.14): the
- * crypto API's "crc32" and "crc32c" drivers (on x86 crc32-pclmul and
- * crc32c-intel) where it has them and they beat the library on this
+ * CRC32c (the MPA CRC) on a kernel whose library crc32c() is
+ * table-driven C (before 6.14): the crypto API's "crc32c" driver (on x86
+ * crc32c-intel) where it has it and it beats the library on this
  * machine, else the library; chosen once, at module load. Built only for
  * such a kernel (Kbuild); on a newer one compat.h calls the library,
  * which is accelerated there.
@@ -21,18 +20,16 @@
 #include "compat.h"
 
 /*
- * Below this many bytes the library's table goes first: the drivers
- * themselves hand short buffers to it (crc32-pclmul anything under 79
- * bytes), so the crypto API's calls would only add to it.
+ * Below this many bytes the library's table goes first: the driver's
+ * call through the crypto API would only add to it.
  */
 #define SOFTRDMA_CRC_SHASH_MIN	64
 
 /* Set at module load, before any device exists; dropped at unload. */
-static struct crypto_shash *softrdma_crc32_tfm;
 static struct crypto_shash *softrdma_crc32c_tfm;
 
 /**
- * softrdma_crc_shash - a CRC by a "crc32" or "crc32c" crypto driver
+ * softrdma_crc_shash - a CRC by a "crc32c" (or "crc32") crypto driver
  * @tfm: the driver's transform
  * @crc: the seed, as the library takes it
  * @p: the bytes
@@ -66,23 +63,10 @@ u32 softrdma_crc_shash(struct crypto_shash *tfm, u32 crc, const void *p,
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_crc_shash);
 
-static u32 softrdma_crc32_lib(u32 crc, const void *p, size_t len)
-{
-	return crc32_le(crc, p, len);
-}
-
 static u32 softrdma_crc32c_lib(u32 crc, const void *p, size_t len)
 {
 	return crc32c(crc, p, len);
 }
-
-u32 softrdma_crc32(u32 crc, const void *p, size_t len)
-{
-	if (softrdma_crc32_tfm && len >= SOFTRDMA_CRC_SHASH_MIN)
-		return softrdma_crc_shash(softrdma_crc32_tfm, crc, p, len);
-	return crc32_le(crc, p, len);
-}
-EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32);
 
 u32 softrdma_crc32c(u32 crc, const void *p, size_t len)
 {
@@ -182,17 +166,14 @@ softrdma_crc_alloc(const char *name,
 }
 
 /* Module load: never fails, the library is always there. */
-void softrdma_crc_init(void)
+void softrdma_crc32c_init(void)
 {
-	softrdma_crc32_tfm = softrdma_crc_alloc("crc32", softrdma_crc32_lib);
 	softrdma_crc32c_tfm = softrdma_crc_alloc("crc32c",
 						 softrdma_crc32c_lib);
 }
 
-void softrdma_crc_exit(void)
+void softrdma_crc32c_exit(void)
 {
 	crypto_free_shash(softrdma_crc32c_tfm);
-	crypto_free_shash(softrdma_crc32_tfm);
 	softrdma_crc32c_tfm = NULL;
-	softrdma_crc32_tfm = NULL;
 }

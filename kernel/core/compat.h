@@ -48,40 +48,34 @@ static inline u32 crc32c(u32 crc, const void *p, size_t len)
 #endif
 
 /*
- * The ICRC's CRC32 and the MPA CRC's CRC32c, by the fastest code the
- * kernel has: softrdma_crc32() is crc32_le(), softrdma_crc32c() is
- * crc32c() (seeded with @crc, the result neither inverted nor swapped).
- * Where the library's own dispatch to the CPU's CRC instructions
- * (SOFTRDMA_HAVE_CRC_ARCH: 6.14 on), they are the library's. Before,
- * those are table-driven C, and compat.c takes the crypto API's drivers
- * (crc32-pclmul, crc32c-intel) where it has them and they are the faster
- * here, chosen at module load by softrdma_crc_init(); else the library.
+ * The MPA CRC's CRC32c by the fastest code the kernel has:
+ * softrdma_crc32c() is crc32c() (seeded with @crc, the result neither
+ * inverted nor swapped). Where the library dispatches to the CPU's CRC
+ * instructions itself (SOFTRDMA_HAVE_CRC_ARCH: 6.14 on), it is the
+ * library's. Before, that is table-driven C, and compat.c takes the
+ * crypto API's driver (crc32c-intel) where it has it and it is the faster
+ * here, chosen at module load by softrdma_crc32c_init(); else the
+ * library. (The ICRC's CRC32 is crc.c's on every kernel.)
  */
 #ifdef SOFTRDMA_HAVE_CRC_ARCH
-static inline u32 softrdma_crc32(u32 crc, const void *p, size_t len)
-{
-	return crc32_le(crc, p, len);
-}
-
 static inline u32 softrdma_crc32c(u32 crc, const void *p, size_t len)
 {
 	return crc32c(crc, p, len);
 }
 
-static inline void softrdma_crc_init(void)
+static inline void softrdma_crc32c_init(void)
 {
 }
 
-static inline void softrdma_crc_exit(void)
+static inline void softrdma_crc32c_exit(void)
 {
 }
 #else
 struct crypto_shash;
 
-u32 softrdma_crc32(u32 crc, const void *p, size_t len);
 u32 softrdma_crc32c(u32 crc, const void *p, size_t len);
-void softrdma_crc_init(void);
-void softrdma_crc_exit(void);
+void softrdma_crc32c_init(void);
+void softrdma_crc32c_exit(void);
 /* One pass of a crypto driver, seeded like the library (KUnit's too). */
 u32 softrdma_crc_shash(struct crypto_shash *tfm, u32 crc, const void *p,
 		       size_t len);

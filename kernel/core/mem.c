@@ -273,6 +273,36 @@ int softrdma_key_invalidate(struct softrdma_qp *qp, u32 key, bool remote)
 	return ret;
 }
 
+/*
+ * Copy @len bytes between @mr at @iova and @buf (into the MR if @to_mr);
+ * with @crc (into the MR only), go on with *@crc over them as
+ * softrdma_crc32_copy() does.
+ */
+static void softrdma_mr_xfer(struct softrdma_mr *mr, u64 iova, void *buf,
+			     u64 len, bool to_mr, u32 *crc)
+{
+	u8 *p = buf;
+
+	while (len) {
+		size_t off, room, n;
+		struct page *page = softrdma_mr_page(mr, iova, &off, &room);
+		u8 *va;
+
+		n = min_t(u64, len, room);
+		va = kmap_local_page(page);
+		if (crc)
+			*crc = softrdma_crc32_copy(*crc, va + off, p, n);
+		else if (to_mr)
+			memcpy(va + off, p, n);
+		else
+			memcpy(p, va + off, n);
+		kunmap_local(va);
+		p += n;
+		iova += n;
+		len -= n;
+	}
+}
+
 /**
  * softrdma_mr_copy - copy between an MR and a kernel buffer
  * @mr: an MR obtained with softrdma_mr_get() for this very range
@@ -284,24 +314,21 @@ int softrdma_key_invalidate(struct softrdma_qp *qp, u32 key, bool remote)
 void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr)
 {
-	u8 *p = buf;
+	softrdma_mr_xfer(mr, iova, buf, len, to_mr, NULL);
+}
 
-	while (len) {
-		size_t off, room, n;
-		struct page *page = softrdma_mr_page(mr, iova, &off, &room);
-		u8 *va;
-
-		n = min_t(u64, len, room);
-		va = kmap_local_page(page);
-		if (to_mr)
-			memcpy(va + off, p, n);
-		else
-			memcpy(p, va + off, n);
-		kunmap_local(va);
-		p += n;
-		iova += n;
-		len -= n;
-	}
+/**
+ * softrdma_mr_copy_crc - write an MR from a kernel buffer, summing it
+ * @mr: an MR obtained with softrdma_mr_get() for this very range
+ * @iova: first byte in the MR
+ * @buf: the kernel buffer
+ * @len: bytes
+ * @crc: the CRC32 (softrdma_crc32()'s) to go on with over them
+ */
+void softrdma_mr_copy_crc(struct softrdma_mr *mr, u64 iova, const void *buf,
+			  u64 len, u32 *crc)
+{
+	softrdma_mr_xfer(mr, iova, (void *)buf, len, true, crc);
 }
 
 /**
@@ -384,12 +411,14 @@ int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova,
 
 /*
  * Copy @len bytes at byte @off of the scatter list @sge to or from @buf,
- * checking each MR for @access. Return: 0, -EINVAL past the list's end, or
+ * checking each MR for @access; with @crc, summing them as
+ * softrdma_mr_copy_crc(). Return: 0, -EINVAL past the list's end, or
  * softrdma_mr_get()'s error.
  */
-int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
-		      u32 nsge, u64 off, void *buf, u32 len, bool to_mr,
-		      int access)
+static int softrdma_sge_xfer(struct softrdma_qp *qp,
+			     const struct softrdma_sge *sge, u32 nsge, u64 off,
+			     void *buf, u32 len, bool to_mr, int access,
+			     u32 *crc)
 {
 	u8 *p = buf;
 	u32 i;
@@ -408,11 +437,28 @@ int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
 				     sge[i].addr + off, n, access, &err);
 		if (!mr)
 			return err;
-		softrdma_mr_copy(mr, sge[i].addr + off, p, n, to_mr);
+		softrdma_mr_xfer(mr, sge[i].addr + off, p, n, to_mr, crc);
 		softrdma_mr_put(mr);
 		p += n;
 		len -= n;
 		off = 0;
 	}
 	return len ? -EINVAL : 0;
+}
+
+int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
+		      u32 nsge, u64 off, void *buf, u32 len, bool to_mr,
+		      int access)
+{
+	return softrdma_sge_xfer(qp, sge, nsge, off, buf, len, to_mr, access,
+				 NULL);
+}
+
+/* Into the scatter list, summing as softrdma_mr_copy_crc() does. */
+int softrdma_sge_copy_crc(struct softrdma_qp *qp,
+			  const struct softrdma_sge *sge, u32 nsge, u64 off,
+			  const void *buf, u32 len, int access, u32 *crc)
+{
+	return softrdma_sge_xfer(qp, sge, nsge, off, (void *)buf, len, true,
+				 access, crc);
 }

@@ -629,11 +629,16 @@ void softrdma_mr_unref(struct softrdma_mr *mr);
 void softrdma_mr_put(struct softrdma_mr *mr);
 void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
+void softrdma_mr_copy_crc(struct softrdma_mr *mr, u64 iova, const void *buf,
+			  u64 len, u32 *crc);
 u32 softrdma_mr_pages(struct softrdma_mr *mr, u64 iova, u32 len,
 		      struct bio_vec *bv, u32 max);
 int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
 		      u32 nsge, u64 off, void *buf, u32 len, bool to_mr,
 		      int access);
+int softrdma_sge_copy_crc(struct softrdma_qp *qp,
+			  const struct softrdma_sge *sge, u32 nsge, u64 off,
+			  const void *buf, u32 len, int access, u32 *crc);
 /* The 8-byte operations on MR memory (softrdma_mr_atomic()). */
 enum softrdma_mr_atomic_op {
 	SOFTRDMA_MR_FETCH_ADD,

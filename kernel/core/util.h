@@ -21,4 +21,17 @@ int softrdma_xa_alloc_random(struct xarray *xa, u32 *id, void *entry,
 			     struct xa_limit limit, const u32 *avoid,
 			     unsigned int navoid);
 
+/* CRC32 as crc32_le(), by the fastest code here (crc.c). */
+u32 softrdma_crc32(u32 crc, const void *p, size_t len);
+u32 softrdma_crc32_copy(u32 crc, void *dst, const void *src, size_t len);
+void softrdma_crc_init(void);
+void softrdma_crc_exit(void);
+#ifdef CONFIG_X86_64
+/* crc_x86.S: the caller holds the FPU, @len >= 64 (see there). */
+u32 softrdma_crc32_fold(u32 crc, u8 *dst, const u8 *src, size_t len);
+u32 softrdma_crc32_fold_copy(u32 crc, u8 *dst, const u8 *src, size_t len);
+bool softrdma_crc32_fold_there(void);
+u32 softrdma_crc32_by_fold(u32 crc, void *dst, const void *src, size_t len);
+#endif
+
 #endif /* SOFTRDMA_UTIL_H */

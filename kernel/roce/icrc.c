@@ -4,10 +4,12 @@
  * train before GSO cuts it, and the check of a received packet whose
  * payload may be in pieces. The CRC itself is softrdma_crc32()'s.
  */
+#include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/ipv6.h>
 #include <kunit/visibility.h>
 
 #include "softrdma.h"
@@ -180,12 +182,26 @@ static bool softrdma_roce_icrc_walk(const struct sk_buff *skb, u32 off,
 	return true;
 }
 
+/* The ICRC's CRC up to the end of @skb's BTH (@skb->data); false: no IP. */
+static bool softrdma_roce_icrc_begin(const struct sk_buff *skb, u32 *crc)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		*crc = softrdma_icrc4_start(ip_hdr(skb), udp_hdr(skb),
+					    skb->data);
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		*crc = softrdma_icrc6_start(ipv6_hdr(skb), udp_hdr(skb),
+					    skb->data);
+	else
+		return false;
+	return true;
+}
+
 /*
- * Check a received packet's ICRC. @skb->data is the BTH, in the linear
- * part; what follows may be in pieces (a peer's train, cut by our
- * socket: softrdma_rx_dispatch()).
+ * Whether a received packet's ICRC is right. @skb->data is the BTH, in
+ * the linear part; what follows may be in pieces (a peer's train, cut by
+ * our socket: softrdma_rx_dispatch()).
  */
-bool softrdma_roce_icrc_ok(struct sk_buff *skb)
+static bool softrdma_roce_icrc_verify(struct sk_buff *skb)
 {
 	unsigned int tlen = skb->len - SOFTRDMA_ICRC_LEN, done = 0, n;
 	unsigned int len = tlen - SOFTRDMA_BTH_LEN;
@@ -194,17 +210,11 @@ bool softrdma_roce_icrc_ok(struct sk_buff *skb)
 	__le32 got;
 	u32 crc, start;
 
-	if (skb->protocol == htons(ETH_P_IP))
-		start = softrdma_icrc4_start(ip_hdr(skb), udp_hdr(skb),
-					     skb->data);
-	else if (skb->protocol == htons(ETH_P_IPV6))
-		start = softrdma_icrc6_start(ipv6_hdr(skb), udp_hdr(skb),
-					     skb->data);
-	else
+	if (!softrdma_roce_icrc_begin(skb, &start))
 		return false;
 	crc = start;
 	if (softrdma_roce_icrc_walk(skb, SOFTRDMA_BTH_LEN, len, &crc, &got))
-		goto check;
+		return le32_to_cpu(got) == ~crc;
 	/* A block may go on past @tlen: the CRC stops there. */
 	crc = start;
 	skb_prepare_seq_read(skb, SOFTRDMA_BTH_LEN, tlen, &st);
@@ -215,11 +225,89 @@ bool softrdma_roce_icrc_ok(struct sk_buff *skb)
 	}
 	skb_abort_seq_read(&st);
 	if (skb_copy_bits(skb, tlen, &got, sizeof(got)))
-		goto bad;
-check:
-	if (le32_to_cpu(got) == ~crc)
+		return false;
+	return le32_to_cpu(got) == ~crc;
+}
+
+/* Check a received packet's ICRC (see above); a bad one is counted. */
+bool softrdma_roce_icrc_ok(struct sk_buff *skb)
+{
+	if (softrdma_roce_icrc_verify(skb))
 		return true;
-bad:
 	softrdma_roce_count_drop(skb, SOFTRDMA_CNT_RX_ICRC_ERR);
 	return false;
+}
+
+/*
+ * A received packet's ICRC, now or with its payload: an RC SEND's or RDMA
+ * WRITE's middle or last packet of SOFTRDMA_ICRC_FUSE_MIN payload bytes
+ * or more, to one QP, gets its ICRC summed as the responder copies the
+ * payload into place (softrdma_crc32_copy()), and checked before
+ * anything else comes of it: marked due in its cb. Such packets carry no
+ * RETH, so a bad one cannot be placed but where its message was going,
+ * which the good one sent again overwrites. Whoever takes a due packet
+ * another way settles it first (softrdma_roce_icrc_settle()).
+ * Return: false if the ICRC was checked and is bad (counted).
+ */
+bool softrdma_roce_icrc_rcv(struct sk_buff *skb, u32 qpn)
+{
+	u8 op = skb->data[0];
+	bool fuse = (op == RC_SEND_MIDDLE || op == RC_SEND_LAST ||
+		     op == RC_SEND_LAST_IMM || op == RC_SEND_LAST_INV ||
+		     op == RC_WRITE_MIDDLE || op == RC_WRITE_LAST) &&
+		    skb->len >= SOFTRDMA_BTH_LEN + SOFTRDMA_IMMDT_LEN +
+				SOFTRDMA_ICRC_FUSE_MIN + SOFTRDMA_ICRC_LEN &&
+		    qpn != SOFTRDMA_MCAST_QPN && !skb_has_frag_list(skb) &&
+		    (skb->protocol == htons(ETH_P_IP) ?
+		     !ipv4_is_multicast(ip_hdr(skb)->daddr) :
+		     !ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr));
+
+	SOFTRDMA_ROCE_CB(skb)->icrc_due = fuse;
+	return fuse || softrdma_roce_icrc_ok(skb);
+}
+
+/*
+ * A packet whose ICRC is due (softrdma_roce_icrc_rcv()) taken another
+ * way than its payload's placement: checked now. False: bad (the caller
+ * counts it, and drops the packet).
+ */
+bool softrdma_roce_icrc_settle(struct sk_buff *skb)
+{
+	if (!SOFTRDMA_ROCE_CB(skb)->icrc_due)
+		return true;
+	SOFTRDMA_ROCE_CB(skb)->icrc_due = false;
+	return softrdma_roce_icrc_verify(skb);
+}
+
+/*
+ * The ICRC of a due packet up to @p, its payload's first byte (in the
+ * linear part): what the payload's copy goes on from.
+ */
+u32 softrdma_roce_icrc_head(const struct sk_buff *skb, const u8 *p)
+{
+	u32 crc = 0;
+
+	softrdma_roce_icrc_begin(skb, &crc);
+	return softrdma_crc32(crc, skb->data + SOFTRDMA_BTH_LEN,
+			      p - skb->data - SOFTRDMA_BTH_LEN);
+}
+
+/*
+ * The end of a due packet's ICRC: *@crc went on over its bytes up to byte
+ * @off; sum the rest (the pad) and compare with the ICRC. False: bad (the
+ * caller counts it).
+ */
+bool softrdma_roce_icrc_end(struct sk_buff *skb, u32 crc, u32 off)
+{
+	u32 tlen = skb->len - SOFTRDMA_ICRC_LEN, n = tlen - off;
+	u8 b[3 + SOFTRDMA_ICRC_LEN];
+	__le32 got;
+
+	SOFTRDMA_ROCE_CB(skb)->icrc_due = false;
+	if (off > tlen || n + SOFTRDMA_ICRC_LEN > sizeof(b) ||
+	    skb_copy_bits(skb, off, b, n + SOFTRDMA_ICRC_LEN))
+		return false;
+	crc = softrdma_crc32(crc, b, n);
+	memcpy(&got, b + n, sizeof(got));
+	return le32_to_cpu(got) == ~crc;
 }

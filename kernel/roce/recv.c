@@ -111,14 +111,17 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	__skb_pull(skb, sizeof(struct udphdr));
 	if (skb->len < SOFTRDMA_BTH_LEN + SOFTRDMA_ICRC_LEN)
 		goto drop;
-	if (!looped && !softrdma_roce_icrc_ok(skb))
+	bth = (struct softrdma_bth *)skb->data;
+	qpn = ntohl(bth->qpn) & SOFTRDMA_QPN_MASK;
+	/* Checked now, or due as the payload is placed (icrc.c). */
+	if (!looped && !softrdma_roce_icrc_rcv(skb, qpn))
 		goto drop;
 	/* Several packets only on the loop (struct softrdma_roce_cb). */
 	if (!looped)
 		SOFTRDMA_ROCE_CB(skb)->npkts = 1;
+	else
+		SOFTRDMA_ROCE_CB(skb)->icrc_due = false;
 	npkts = SOFTRDMA_ROCE_CB(skb)->npkts;
-	bth = (struct softrdma_bth *)skb->data;
-	qpn = ntohl(bth->qpn) & SOFTRDMA_QPN_MASK;
 	apsn = ntohl(bth->apsn);
 	psn = apsn & SOFTRDMA_PSN_MASK;
 	op = bth->opcode;
@@ -156,6 +159,15 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 					      SOFTRDMA_CNT_RX_NOQP, npkts);
 	}
 	rcu_read_unlock();
+	/* Only an RC QP's responder places a packet whose ICRC is due. */
+	if ((!qp || qp->ibqp.qp_type != IB_QPT_RC) &&
+	    !softrdma_roce_icrc_settle(skb)) {
+		if (sdev)
+			softrdma_count(sdev, SOFTRDMA_CNT_RX_ICRC_ERR);
+		if (qp)
+			softrdma_qp_put(qp);
+		goto drop;
+	}
 	if (!qp)
 		goto drop;
 	/*

@@ -398,9 +398,11 @@ void softrdma_resp_write_start(struct softrdma_qp *qp,
 
 /*
  * Place @paylen bytes of an RDMA WRITE (RC or UC) where the message has
- * got to. Return: 0, or softrdma_rkey_get()'s error.
+ * got to; with @crc, summing them (softrdma_mr_copy_crc()). Return: 0, or
+ * softrdma_rkey_get()'s error.
  */
-static int softrdma_resp_write_put(struct softrdma_qp *qp, u8 *p, u32 paylen)
+static int softrdma_resp_write_put(struct softrdma_qp *qp, u8 *p, u32 paylen,
+				   u32 *crc)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u64 va = rqp->resp.wva + rqp->resp.woff;
@@ -412,7 +414,10 @@ static int softrdma_resp_write_put(struct softrdma_qp *qp, u8 *p, u32 paylen)
 				       IB_ACCESS_REMOTE_WRITE, &err);
 		if (!mr)
 			return err;
-		softrdma_mr_copy(mr, va, p, paylen, true);
+		if (crc)
+			softrdma_mr_copy_crc(mr, va, p, paylen, crc);
+		else
+			softrdma_mr_copy(mr, va, p, paylen, true);
 		softrdma_mr_put(mr);
 	}
 	rqp->resp.woff += paylen;
@@ -422,7 +427,7 @@ static int softrdma_resp_write_put(struct softrdma_qp *qp, u8 *p, u32 paylen)
 /* As softrdma_resp_write_put(); false if its rkey does not grant them. */
 bool softrdma_resp_write_place(struct softrdma_qp *qp, u8 *p, u32 paylen)
 {
-	return !softrdma_resp_write_put(qp, p, paylen);
+	return !softrdma_resp_write_put(qp, p, paylen, NULL);
 }
 
 /*
@@ -486,10 +491,11 @@ static void softrdma_resp_complete_inv(struct softrdma_qp *qp, u32 byte_len,
  * of softrdma_sge_copy() if its own keys do not grant them (a local
  * protection error), -EACCES if the WRITE's rkey does not grant them;
  * -EBUSY if an ODP MR's pages are being faulted in (odp.c): what was
- * placed is placed again when the request comes again.
+ * placed is placed again when the request comes again. With @crc, the
+ * ICRC goes on over the bytes as they are copied (icrc.c).
  */
 static int softrdma_resp_place(struct softrdma_qp *qp, struct sk_buff *skb,
-			       u8 *p, u32 len, bool send)
+			       u8 *p, u32 len, bool send, u32 *crc)
 {
 	u32 n = min_t(u32, len, skb_tail_pointer(skb) - p);
 	struct skb_shared_info *sh = skb_shinfo(skb);
@@ -497,7 +503,14 @@ static int softrdma_resp_place(struct softrdma_qp *qp, struct sk_buff *skb,
 	int err = 0;
 
 	for (;;) {
-		if (send && n) {
+		if (send && n && crc) {
+			err = softrdma_sge_copy_crc(qp, qp->resp.rsge,
+						    qp->resp.rwqe.num_sge,
+						    qp->resp.roff, p, n,
+						    IB_ACCESS_LOCAL_WRITE, crc);
+			if (!err)
+				qp->resp.roff += n;
+		} else if (send && n) {
 			err = softrdma_sge_copy(qp, qp->resp.rsge,
 						qp->resp.rwqe.num_sge,
 						qp->resp.roff, p, n, true,
@@ -505,7 +518,7 @@ static int softrdma_resp_place(struct softrdma_qp *qp, struct sk_buff *skb,
 			if (!err)
 				qp->resp.roff += n;
 		} else if (n) {
-			err = softrdma_resp_write_put(qp, p, n);
+			err = softrdma_resp_write_put(qp, p, n, crc);
 			if (err && err != -EBUSY)
 				err = -EACCES;
 		}
@@ -521,6 +534,36 @@ static int softrdma_resp_place(struct softrdma_qp *qp, struct sk_buff *skb,
 		    skb_frag_off(&sh->frags[i]);
 		i++;
 	}
+}
+
+/*
+ * A request whose ICRC is due (icrc.c) is checked before anything comes
+ * of it. False: bad, counted; it is dropped as if it had never come.
+ */
+static bool softrdma_resp_icrc_settle(struct softrdma_qp *qp,
+				      struct sk_buff *skb)
+{
+	if (softrdma_roce_icrc_settle(skb))
+		return true;
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_ICRC_ERR);
+	return false;
+}
+
+/*
+ * After a due request's payload went into place (@err: how that went),
+ * its ICRC: summed up to its payload's end, byte @end of @skb, in @crc;
+ * after an error, checked over again. False: bad (counted), what was
+ * placed goes back to where it was, a good copy of it overwrites it.
+ */
+static bool softrdma_resp_icrc_placed(struct softrdma_qp *qp,
+				      struct sk_buff *skb, int err, u32 crc,
+				      u32 end)
+{
+	if (err ? softrdma_roce_icrc_settle(skb) :
+		  softrdma_roce_icrc_end(skb, crc, end))
+		return true;
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_ICRC_ERR);
+	return false;
 }
 
 /*
@@ -555,10 +598,11 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 	bool imm = op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
 		   op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM;
 	u32 pad = (flags >> SOFTRDMA_BTH_PAD_SHIFT) & 3;
+	bool due = SOFTRDMA_ROCE_CB(skb)->icrc_due;
 	struct softrdma_reth reth = {};
 	struct softrdma_mr *mr;
 	const u8 *immdt = NULL;
-	u32 paylen, off0;
+	u32 paylen, off0, crc = 0;
 	int err;
 
 	if (d > 0) {
@@ -643,6 +687,8 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 	if (len < pad)
 		goto nak_invalid;
 	paylen = len - pad;
+	if (due)
+		crc = softrdma_roce_icrc_head(skb, p);
 
 	if (op == RC_READ_REQUEST) {
 		u32 rlen = ntohl(reth.len);
@@ -676,7 +722,13 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 		if (!qp->resp.in_recv)
 			goto nak_invalid;
 		off0 = qp->resp.roff;
-		err = softrdma_resp_place(qp, skb, p, paylen, true);
+		err = softrdma_resp_place(qp, skb, p, paylen, true,
+					  due ? &crc : NULL);
+		if (due && !softrdma_resp_icrc_placed(qp, skb, err, crc,
+						      p - skb->data + paylen)) {
+			qp->resp.roff = off0;
+			return;
+		}
 		if (err == -EBUSY) {
 			qp->resp.roff = off0;
 			goto rnr_fault;
@@ -744,7 +796,13 @@ static void softrdma_resp_request(struct softrdma_qp *qp, struct sk_buff *skb)
 			return;
 		}
 		off0 = rqp->resp.woff;
-		err = softrdma_resp_place(qp, skb, p, paylen, false);
+		err = softrdma_resp_place(qp, skb, p, paylen, false,
+					  due ? &crc : NULL);
+		if (due && !softrdma_resp_icrc_placed(qp, skb, err, crc,
+						      p - skb->data + paylen)) {
+			rqp->resp.woff = off0;
+			return;
+		}
 		if (err == -EBUSY) {
 			rqp->resp.woff = off0;
 			goto rnr_fault;
@@ -774,10 +832,14 @@ rnr_fault:
 	softrdma_resp_nak_rnr(qp, psn);
 	return;
 nak_access:
+	if (!softrdma_resp_icrc_settle(qp, skb))
+		return;
 	softrdma_resp_ack(qp, psn, SOFTRDMA_NAK_REMOTE_ACCESS);
 	softrdma_roce_qp_fail(qp);
 	return;
 nak_invalid:
+	if (!softrdma_resp_icrc_settle(qp, skb))
+		return;
 	softrdma_resp_ack(qp, psn, SOFTRDMA_NAK_INVALID_REQ);
 	softrdma_roce_qp_fail(qp);
 	return;
@@ -870,8 +932,20 @@ static bool softrdma_resp_one(struct softrdma_qp *qp, struct sk_buff *skb)
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u32 psn = softrdma_bth_psn((struct softrdma_bth *)skb->data);
 	s32 d = softrdma_psn_diff(psn, rqp->resp.epsn);
+	u8 op = skb->data[0];
 	u32 n;
 
+	/*
+	 * A request whose ICRC is due is summed as its payload is placed
+	 * (icrc.c) only if that goes on a message in progress now: a
+	 * receive WQE or RDMA WRITE in hand (so nothing is taken for it
+	 * before its check). Any other is checked first.
+	 */
+	if (SOFTRDMA_ROCE_CB(skb)->icrc_due &&
+	    (d || !(op == RC_WRITE_MIDDLE || op == RC_WRITE_LAST ?
+		    rqp->resp.in_write : qp->resp.in_recv)) &&
+	    !softrdma_resp_icrc_settle(qp, skb))
+		return false;
 	if (d > 0 && softrdma_roce_sr(rqp)) {
 		bool kept = d < SOFTRDMA_SR_WIN &&
 			    softrdma_resp_sr_hold(rqp, skb, psn);

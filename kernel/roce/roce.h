@@ -48,6 +48,7 @@ struct softrdma_roce_cb {
 	u32 npkts;
 	u32 seg;
 	u32 xrc_srqn;	/* received for an XRC TGT QP: its XRCETH's (recv.c) */
+	bool icrc_due;	/* ICRC checked as the payload is placed (icrc.c) */
 };
 
 #define SOFTRDMA_ROCE_CB(skb)	((struct softrdma_roce_cb *)(skb)->cb)
@@ -62,6 +63,8 @@ struct softrdma_roce_cb {
 #define SOFTRDMA_AETH_LEN	4
 #define SOFTRDMA_IMMDT_LEN	4
 #define SOFTRDMA_ICRC_LEN	4
+/* A payload this long or longer has its ICRC summed as it is placed. */
+#define SOFTRDMA_ICRC_FUSE_MIN	64
 #define SOFTRDMA_DEFAULT_PKEY	0xffff
 
 /* RC opcodes (transport 000b). */
@@ -598,6 +601,10 @@ void softrdma_roce_train_icrc(struct sk_buff *skb, const struct iphdr *iph,
 			      const struct ipv6hdr *ip6h,
 			      const struct udphdr *udph, u32 tlen);
 bool softrdma_roce_icrc_ok(struct sk_buff *skb);
+bool softrdma_roce_icrc_rcv(struct sk_buff *skb, u32 qpn);
+bool softrdma_roce_icrc_settle(struct sk_buff *skb);
+u32 softrdma_roce_icrc_head(const struct sk_buff *skb, const u8 *p);
+bool softrdma_roce_icrc_end(struct sk_buff *skb, u32 crc, u32 off);
 
 /* roce.c: the QP's RoCE state as a whole */
 void softrdma_roce_qp_fail(struct softrdma_qp *qp);

@@ -521,8 +521,8 @@ static struct kunit_suite softrdma_icrc_suite = {
 };
 
 /*
- * The fast CRCs (compat.h: softrdma_crc32() for the ICRC, softrdma_crc32c()
- * for MPA) against the library's crc32_le() and crc32c(), from random
+ * The fast CRCs (crc.c: softrdma_crc32() for the ICRC; compat.h:
+ * softrdma_crc32c() for MPA) against the library's crc32_le() and crc32c(), from random
  * seeds over random bytes at every alignment: a driver that started from
  * its key instead of the seed, inverted it, or took it byte swapped would
  * differ. Lengths 0 to 300 at each of 16 offsets, then packets of a few
@@ -637,6 +637,91 @@ static void crc32_fast_test(struct kunit *test)
 	crc_check(test, &c, buf);
 }
 
+#ifdef CONFIG_X86_64
+/* The PCLMULQDQ fold itself, whether or not the module chose it. */
+static u32 crc32_fold_only(u32 crc, const void *p, size_t len)
+{
+	if (len < 64)
+		return crc32_le(crc, p, len);
+	return softrdma_crc32_by_fold(crc, NULL, p, len);
+}
+
+static void crc32_fold_test(struct kunit *test)
+{
+	const struct crc_impl c = {
+		.label = "the PCLMULQDQ fold",
+		.fast = crc32_fold_only,
+		.lib = crc32_lib,
+	};
+	u8 *buf = crc_buf(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	if (!softrdma_crc32_fold_there())
+		kunit_skip(test, "no PCLMULQDQ");
+	crc_check(test, &c, buf);
+}
+
+static u32 crc32_fold_copy_only(u32 crc, void *dst, const void *src,
+				size_t len)
+{
+	if (len < 64) {
+		memcpy(dst, src, len);
+		return crc32_le(crc, src, len);
+	}
+	return softrdma_crc32_by_fold(crc, dst, src, len);
+}
+#endif
+
+/*
+ * A CRC and copy (@copy) against crc32_le() and the bytes: every length to
+ * 300 and a few KiB, source and destination each at 16 offsets, the bytes
+ * either side of the copy untouched.
+ */
+static void crc_copy_check(struct kunit *test,
+			   u32 (*copy)(u32 crc, void *dst, const void *src,
+				       size_t len))
+{
+	static const size_t lens[] = { 63, 64, 65, 79, 80, 127, 128, 1024,
+				       1036, 4096, 4099, 9000 };
+	u8 *src = crc_buf(test), *dst;
+	unsigned int bad = 0, i, so, dof;
+	size_t len, k;
+	u32 seed;
+
+	dst = kunit_kmalloc(test, CRC_BUF_LEN + 2 * CRC_OFFS, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	for (i = 0; i < 301 + ARRAY_SIZE(lens); i++) {
+		len = i <= 300 ? i : lens[i - 301];
+		so = i % CRC_OFFS;
+		for (dof = 0; dof < CRC_OFFS; dof++) {
+			memset(dst, 0xa5, CRC_BUF_LEN + 2 * CRC_OFFS);
+			seed = crc_seed(i + dof);
+			if (copy(seed, dst + CRC_OFFS + dof, src + so, len) !=
+			    crc32_le(seed, src + so, len) ||
+			    memcmp(dst + CRC_OFFS + dof, src + so, len)) {
+				bad++;
+				continue;
+			}
+			for (k = 0; k < CRC_OFFS + dof; k++)
+				bad += dst[k] != 0xa5;
+			for (k = CRC_OFFS + dof + len;
+			     k < CRC_BUF_LEN + 2 * CRC_OFFS; k++)
+				bad += dst[k] != 0xa5;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+
+static void crc32_copy_test(struct kunit *test)
+{
+	crc_copy_check(test, softrdma_crc32_copy);
+#ifdef CONFIG_X86_64
+	if (softrdma_crc32_fold_there())
+		crc_copy_check(test, crc32_fold_copy_only);
+#endif
+}
+
 static void crc32c_fast_test(struct kunit *test)
 {
 	const struct crc_impl c = {
@@ -674,11 +759,6 @@ static void crc_shash_check(struct kunit *test, const char *alg,
 	crypto_free_shash(tfm);
 }
 
-static void crc32_shash_test(struct kunit *test)
-{
-	crc_shash_check(test, "crc32", crc32_lib);
-}
-
 static void crc32c_shash_test(struct kunit *test)
 {
 	crc_shash_check(test, "crc32c", crc32c_lib);
@@ -688,8 +768,11 @@ static void crc32c_shash_test(struct kunit *test)
 static struct kunit_case softrdma_crc_cases[] = {
 	KUNIT_CASE(crc32_fast_test),
 	KUNIT_CASE(crc32c_fast_test),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(crc32_fold_test),
+#endif
+	KUNIT_CASE(crc32_copy_test),
 #ifndef SOFTRDMA_HAVE_CRC_ARCH
-	KUNIT_CASE(crc32_shash_test),
 	KUNIT_CASE(crc32c_shash_test),
 #endif
 	{}

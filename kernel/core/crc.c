@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * CRC32, the RoCEv2 ICRC's: softrdma_crc32(), and softrdma_crc32_copy(),
+ * which also copies what it sums, so that a received payload is checked
+ * in the pass that places it. On x86-64 with PCLMULQDQ, by folding
+ * (crc_x86.S) where that beats the library's crc32_le() here, timed once
+ * at module load; else by crc32_le() (a table before 6.14, the CPU's
+ * instructions after). On hardware the fold is the faster by far; an
+ * emulator may carry PCLMULQDQ out bit by bit, as the lab's QEMU (TCG)
+ * does, and there the table is (Documentation/performance.rst).
+ *
+ * The fold is ours on every kernel, not the crypto API's crc32-pclmul:
+ * that wants its blocks 16-byte aligned and hands the rest of every call
+ * to the table (a packet's payload starts 12 bytes into a line), and each
+ * call goes through the crypto API.
+ */
+#include <kunit/visibility.h>
+#include <linux/crc32.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/printk.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "softrdma.h"
+
+#ifdef CONFIG_X86_64
+#include <asm/cpufeature.h>
+#include <asm/fpu/api.h>
+#include <asm/simd.h>
+
+/* The folds' least; below it, the library (and memcpy()). */
+#define SOFTRDMA_CRC_FOLD_MIN	64
+
+/* Set at module load, before any device exists. */
+static bool softrdma_crc_fold_on __read_mostly;
+
+static bool softrdma_crc_fold_cpu(void)
+{
+	return boot_cpu_has(X86_FEATURE_PCLMULQDQ) &&
+	       boot_cpu_has(X86_FEATURE_XMM2);
+}
+
+/*
+ * softrdma_crc32_by_fold - CRC32 by the fold, copying with @dst
+ * @crc: the seed, as crc32_le() takes it
+ * @dst: where to copy @src's bytes, or NULL
+ * @src: the bytes
+ * @len: how many, at least SOFTRDMA_CRC_FOLD_MIN
+ *
+ * Context: any in which may_use_simd() holds.
+ * Return: what crc32_le(@crc, @src, @len) returns.
+ */
+u32 softrdma_crc32_by_fold(u32 crc, void *dst, const void *src, size_t len)
+{
+	size_t n = len & ~(size_t)15;
+
+	kernel_fpu_begin();
+	if (dst)
+		crc = softrdma_crc32_fold_copy(crc, dst, src, len);
+	else
+		crc = softrdma_crc32_fold(crc, NULL, src, len);
+	kernel_fpu_end();
+	if (dst)
+		memcpy(dst + n, src + n, len - n);
+	return crc32_le(crc, src + n, len - n);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_by_fold);
+
+/* Whether the fold is there at all (KUnit's question too). */
+bool softrdma_crc32_fold_there(void)
+{
+	return softrdma_crc_fold_cpu();
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_fold_there);
+
+static bool softrdma_crc_fold_now(size_t len)
+{
+	return softrdma_crc_fold_on && len >= SOFTRDMA_CRC_FOLD_MIN &&
+	       may_use_simd();
+}
+
+/* Nanoseconds the fold (@fold) or crc32_le() take over @len bytes. */
+static u64 softrdma_crc_time(bool fold, const u8 *buf, size_t len, u32 *crc)
+{
+	u64 best = U64_MAX, t;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		t = ktime_get_ns();
+		*crc = fold ? softrdma_crc32_by_fold(*crc, NULL, buf, len) :
+			      crc32_le(*crc, buf, len);
+		best = min(best, ktime_get_ns() - t);
+	}
+	return best;
+}
+
+/*
+ * The fold, if the CPU has it, it gives what crc32_le() gives from a seed
+ * that is neither 0 nor ~0 over a buffer off its alignment that ends in a
+ * partial line, and is the faster over 4 KiB (the largest path MTU).
+ */
+static void softrdma_crc32_choose(void)
+{
+	u32 by_lib = 0x5eed1234, by_fold = by_lib;
+	u64 t_lib, t_fold;
+	size_t i;
+	u8 *buf;
+
+	if (!softrdma_crc_fold_cpu())
+		return;
+	buf = kmalloc(SZ_4K + 4, GFP_KERNEL);
+	if (!buf)
+		return;
+	for (i = 0; i < SZ_4K + 4; i++)
+		buf[i] = i * 7 + 3;
+	t_lib = softrdma_crc_time(false, buf + 1, SZ_4K + 3, &by_lib);
+	t_fold = softrdma_crc_time(true, buf + 1, SZ_4K + 3, &by_fold);
+	kfree(buf);
+	if (by_fold != by_lib) {
+		pr_warn("softrdma: the PCLMULQDQ CRC32 does not match the library's: CRC32 by the library\n");
+		return;
+	}
+	if (t_fold >= t_lib) {
+		pr_info("softrdma: PCLMULQDQ is slower than the library here (%llu ns against %llu per 4 KiB): CRC32 by the library\n",
+			t_fold, t_lib);
+		return;
+	}
+	pr_debug("softrdma: CRC32 by PCLMULQDQ (%llu ns against the library's %llu per 4 KiB)\n",
+		 t_fold, t_lib);
+	softrdma_crc_fold_on = true;
+}
+#else
+static bool softrdma_crc_fold_now(size_t len)
+{
+	return false;
+}
+
+static u32 softrdma_crc32_by_fold(u32 crc, void *dst, const void *src,
+				  size_t len)
+{
+	return 0;
+}
+
+static void softrdma_crc32_choose(void)
+{
+}
+#endif
+
+/*
+ * softrdma_crc32 - CRC32 as crc32_le(), by the faster code here
+ * @crc: the seed (not inverted before or after)
+ * @p: the bytes
+ * @len: how many
+ */
+u32 softrdma_crc32(u32 crc, const void *p, size_t len)
+{
+	if (softrdma_crc_fold_now(len))
+		return softrdma_crc32_by_fold(crc, NULL, p, len);
+	return crc32_le(crc, p, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32);
+
+/*
+ * softrdma_crc32_copy - softrdma_crc32() over @src, copying it to @dst
+ * @crc: the seed
+ * @dst: where to, @len bytes not overlapping @src
+ * @src: the bytes
+ * @len: how many
+ */
+u32 softrdma_crc32_copy(u32 crc, void *dst, const void *src, size_t len)
+{
+	if (softrdma_crc_fold_now(len))
+		return softrdma_crc32_by_fold(crc, dst, src, len);
+	memcpy(dst, src, len);
+	return crc32_le(crc, src, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_copy);
+
+/* Module load: never fails, the library is always there. */
+void softrdma_crc_init(void)
+{
+	softrdma_crc32_choose();
+	softrdma_crc32c_init();
+}
+
+void softrdma_crc_exit(void)
+{
+	softrdma_crc32c_exit();
+}
