@@ -6,7 +6,7 @@
 # again, go-back-N and selective repeat. Every byte compared; ICRC errors
 # counted.
 #
-# layers: stock debug
+# layers: stock
 test_rc_corrupt() {
 	local errs
 	rc_pair
