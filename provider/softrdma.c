@@ -440,6 +440,8 @@ static int sr_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 static int sr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
+	if (softrdma_cq_arm(to_sr_cq(ibcq)->core, solicited_only))
+		return 0;
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
 }
 

@@ -23,6 +23,8 @@ static_assert(sizeof(struct softrdma_ring_hdr) == SOFTRDMA_RING_HDR_SIZE,
 	      "ring header size");
 static_assert(offsetof(struct softrdma_ring_hdr, consumer) ==
 	      SOFTRDMA_CACHELINE, "consumer on its own cache line");
+static_assert(offsetof(struct softrdma_ring_hdr, arm) ==
+	      SOFTRDMA_CACHELINE + 4, "arm beside consumer: both the consumer's");
 static_assert(offsetof(struct softrdma_ring_hdr, flags) ==
 	      2 * SOFTRDMA_CACHELINE, "flags on their own cache line");
 static_assert(sizeof(struct softrdma_cqe) == SOFTRDMA_CQE_SIZE, "CQE size");

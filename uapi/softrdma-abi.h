@@ -54,10 +54,24 @@ struct softrdma_ring_hdr {
 	__u32 producer;
 	__u32 reserved0[15];
 	__u32 consumer;
-	__u32 reserved1[15];
+	/*
+	 * A CQ's arming, written by its consumer alone, where the kernel
+	 * says so (SOFTRDMA_CQ_ARM_MAPPED): two counts of requests for a
+	 * completion event (ibv_req_notify_cq), each modulo 2^16: in the
+	 * upper half (SOFTRDMA_CQ_ARM_NEXT) for the next completion, in the
+	 * lower (SOFTRDMA_CQ_ARM_SOLICITED) for the next solicited one.
+	 * When it next produces a CQE, the kernel takes a change of the
+	 * upper half as a request for the next completion, else a change
+	 * of the lower as one for the next solicited.
+	 */
+	__u32 arm;
+	__u32 reserved1[14];
 	__u32 flags;
 	__u32 reserved2[15];
 };
+
+#define SOFTRDMA_CQ_ARM_NEXT		0xffff0000U
+#define SOFTRDMA_CQ_ARM_SOLICITED	0x0000ffffU
 
 #define SOFTRDMA_RING_HDR_SIZE 192
 
@@ -158,12 +172,24 @@ struct softrdma_alloc_ucontext_resp {
 /* The oldest softrdma_alloc_ucontext_resp a provider may ask for. */
 #define SOFTRDMA_UCONTEXT_RESP_MIN 16
 
+/* Flags of softrdma_create_cq_resp. */
+enum softrdma_cq_flags {
+	/*
+	 * The CQ is armed through its ring header's arm word, no system
+	 * call: after writing it, the consumer orders the write before its
+	 * next read of the producer index (a full fence), as the kernel
+	 * orders a new producer index before its read of the word. A
+	 * module that predates it leaves the flag 0: ibv_cmd_req_notify_cq.
+	 */
+	SOFTRDMA_CQ_ARM_MAPPED = 1 << 0,
+};
+
 /* Response of CQ creation: where and how to map the CQ ring. */
 struct softrdma_create_cq_resp {
 	__aligned_u64 mmap_offset;
 	__aligned_u64 mmap_size;
 	__u32 num_slots;
-	__u32 reserved;
+	__u32 flags;		/* enum softrdma_cq_flags */
 };
 
 /* A scatter/gather element, as the verbs define it. */

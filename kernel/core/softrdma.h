@@ -166,6 +166,7 @@ struct softrdma_cq {
 	struct softrdma_ring ring;
 	u8 notify;			/* IB_CQ_SOLICITED / IB_CQ_NEXT_COMP */
 	bool user;
+	u32 arm_seen;			/* the ring header's arm word, last read */
 };
 
 /* The attributes modify_qp sets, as the transports will read them. */

@@ -96,6 +96,7 @@ static int softrdma_create_cq(struct ib_cq *ibcq,
 			goto err_ring;
 		resp.mmap_size = cq->ring.size;
 		resp.num_slots = num_slots;
+		resp.flags = SOFTRDMA_CQ_ARM_MAPPED;
 		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (ret)
 			goto err_ring;
@@ -183,6 +184,33 @@ static int softrdma_poll_cq(struct ib_cq *ibcq, int num_entries,
 	return n;
 }
 
+/* Arm @cq for the next completion, or the next solicited one (@flags). */
+static void softrdma_cq_arm(struct softrdma_cq *cq, u8 flags)
+{
+	if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags;
+}
+
+/*
+ * A user CQ's arming through its ring header (SOFTRDMA_CQ_ARM_MAPPED),
+ * after a new producer index: a changed arm word is a request. The full
+ * barrier pairs with the consumer's between arming and polling: either
+ * it sees this CQE, or this sees its request. Caller holds cq->lock.
+ */
+static void softrdma_cq_arm_mapped(struct softrdma_cq *cq)
+{
+	u32 arm;
+
+	/* The new producer index before the arm word: see above. */
+	smp_mb();
+	arm = READ_ONCE(cq->ring.hdr->arm);
+	if (arm == cq->arm_seen)
+		return;
+	softrdma_cq_arm(cq, (arm ^ cq->arm_seen) & SOFTRDMA_CQ_ARM_NEXT ?
+			    IB_CQ_NEXT_COMP : IB_CQ_SOLICITED);
+	cq->arm_seen = arm;
+}
+
 /**
  * softrdma_cq_post - produce one completion
  * @cq: the CQ
@@ -224,6 +252,8 @@ int softrdma_cq_post(struct softrdma_cq *cq, const struct softrdma_cqe *cqe,
 	memcpy(softrdma_ring_slot(ring, prod), cqe, sizeof(*cqe));
 	/* Release: the consumer sees the CQE before the new index. */
 	smp_store_release(&hdr->producer, prod + 1);
+	if (cq->user)
+		softrdma_cq_arm_mapped(cq);
 	/* A solicited arming also fires on a completion in error. */
 	if (cq->notify == IB_CQ_NEXT_COMP ||
 	    (cq->notify == IB_CQ_SOLICITED &&
@@ -246,8 +276,7 @@ static int softrdma_req_notify_cq(struct ib_cq *ibcq,
 	int ret = 0;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	if (cq->notify != IB_CQ_NEXT_COMP)
-		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	softrdma_cq_arm(cq, flags & IB_CQ_SOLICITED_MASK);
 	if (flags & IB_CQ_REPORT_MISSED_EVENTS) {
 		/*
 		 * Acquire pairs with the producer's release of new CQEs. A

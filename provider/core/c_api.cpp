@@ -32,7 +32,16 @@ extern "C" struct softrdma_cq *softrdma_cq_open(int cmd_fd,
 		errno = EPROTO;
 		return nullptr;
 	}
-	return make<softrdma_cq>(std::move(map), *view);
+	return make<softrdma_cq>(std::move(map), *view,
+				 (resp->flags & SOFTRDMA_CQ_ARM_MAPPED) != 0);
+}
+
+extern "C" bool softrdma_cq_arm(struct softrdma_cq *cq, int solicited_only)
+{
+	if (!cq->arm_mapped)
+		return false;
+	cq->cq.arm(solicited_only != 0);
+	return true;
 }
 
 extern "C" void softrdma_cq_close(struct softrdma_cq *cq)

@@ -15,11 +15,13 @@
 #include "softrdma_core.h"
 
 struct softrdma_cq {
-	softrdma_cq(softrdma::Mapping m, softrdma::RingView v) noexcept : map(std::move(m)), cq(v)
+	softrdma_cq(softrdma::Mapping m, softrdma::RingView v, bool arm_mapped) noexcept
+		: map(std::move(m)), cq(v), arm_mapped(arm_mapped)
 	{
 	}
 	softrdma::Mapping map;
 	softrdma::CqRing cq;
+	bool arm_mapped;			// SOFTRDMA_CQ_ARM_MAPPED
 	std::mutex lock;			// verbs let several threads poll one CQ
 	std::unique_lock<std::mutex> polling;	// lock, from start_poll to end_poll
 };

@@ -50,6 +50,24 @@ public:
 		return std::atomic_ref<std::uint32_t>(hdr_->flags)
 			.load(std::memory_order_acquire);
 	}
+	// A CQ's arm word (SOFTRDMA_CQ_ARM_MAPPED): the request is seen by
+	// the kernel before the caller's next read of the producer index.
+	void arm(bool solicited_only) noexcept
+	{
+		std::atomic_ref<std::uint32_t> word(hdr_->arm);
+		std::uint32_t old = word.load(std::memory_order_relaxed);
+		std::uint32_t v = 0;
+
+		// One more request in its half, the other half as it was.
+		do {
+			v = solicited_only ?
+				    (old & SOFTRDMA_CQ_ARM_NEXT) |
+					    ((old + 1) & SOFTRDMA_CQ_ARM_SOLICITED) :
+				    old + (SOFTRDMA_CQ_ARM_SOLICITED + 1);
+		} while (!word.compare_exchange_weak(old, v, std::memory_order_seq_cst,
+						     std::memory_order_relaxed));
+		std::atomic_thread_fence(std::memory_order_seq_cst);
+	}
 
 	// The slot holding index idx.
 	[[nodiscard]] std::span<std::byte> slot(std::uint32_t idx) const noexcept
@@ -91,6 +109,10 @@ public:
 	// consumer's own. Returns how many went, or -EIO if the producer index
 	// cannot be right.
 	int purge(std::uint32_t qp_num) noexcept;
+
+	// Asks for an event at the next completion (or the next solicited
+	// one) through the ring header: no system call.
+	void arm(bool solicited_only) noexcept { ring_.arm(solicited_only); }
 
 	// True if no completion waits.
 	[[nodiscard]] bool empty() const noexcept

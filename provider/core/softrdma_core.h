@@ -36,6 +36,11 @@ void softrdma_cq_close(struct softrdma_cq *cq);
 /* Up to n completions into wc: their count, or a negative errno. */
 int softrdma_cq_poll(struct softrdma_cq *cq, int n, struct ibv_wc *wc);
 /*
+ * ibv_req_notify_cq through the ring header, where the kernel takes it
+ * there (SOFTRDMA_CQ_ARM_MAPPED): true if done, false to ask the kernel.
+ */
+bool softrdma_cq_arm(struct softrdma_cq *cq, int solicited_only);
+/*
  * Drop the completions of QP qp_num not yet polled, once the kernel
  * destroyed or reset it: their work requests' owners may be gone.
  */

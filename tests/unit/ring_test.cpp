@@ -45,6 +45,51 @@ TEST(RingView, RejectsBadShapes)
 	EXPECT_TRUE(softrdma::RingView::make(r.bytes(), 8, SOFTRDMA_CQE_SIZE));
 }
 
+// The kernel's reading of the arm word (kernel/core/verbs.c): a change of
+// the upper half asks for the next completion, else of the lower for the
+// next solicited one.
+static const char *arm_request(std::uint32_t seen, std::uint32_t now)
+{
+	if (seen == now)
+		return "none";
+	return ((seen ^ now) & SOFTRDMA_CQ_ARM_NEXT) ? "next" : "solicited";
+}
+
+TEST(CqRing, ArmCountsEachKindInItsHalf)
+{
+	FakeCqRing r(8);
+	softrdma::CqRing cq(*softrdma::RingView::make(r.bytes(), 8, SOFTRDMA_CQE_SIZE));
+	std::uint32_t seen = r.hdr().arm;
+
+	cq.arm(true);
+	EXPECT_STREQ(arm_request(seen, r.hdr().arm), "solicited");
+	seen = r.hdr().arm;
+	cq.arm(false);
+	EXPECT_STREQ(arm_request(seen, r.hdr().arm), "next");
+	// Both before the kernel looks: the next completion wins.
+	seen = r.hdr().arm;
+	cq.arm(false);
+	cq.arm(true);
+	EXPECT_STREQ(arm_request(seen, r.hdr().arm), "next");
+	EXPECT_EQ(r.hdr().consumer, 0U);
+	EXPECT_EQ(r.hdr().producer, 0U);
+}
+
+TEST(CqRing, ArmHalvesWrapApart)
+{
+	FakeCqRing r(8);
+	softrdma::CqRing cq(*softrdma::RingView::make(r.bytes(), 8, SOFTRDMA_CQE_SIZE));
+
+	r.hdr().arm = 0x1234ffffU;
+	cq.arm(true);
+	EXPECT_EQ(r.hdr().arm, 0x12340000U);
+	EXPECT_STREQ(arm_request(0x1234ffffU, r.hdr().arm), "solicited");
+	r.hdr().arm = 0xffff0007U;
+	cq.arm(false);
+	EXPECT_EQ(r.hdr().arm, 0x00000007U);
+	EXPECT_STREQ(arm_request(0xffff0007U, r.hdr().arm), "next");
+}
+
 TEST(CqRing, EmptyPollsNothing)
 {
 	FakeCqRing r(8);

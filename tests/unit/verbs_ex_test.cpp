@@ -55,7 +55,8 @@ struct TestCq {
 	TestCq() : mem(kSlots, SOFTRDMA_CQE_SIZE)
 	{
 		core.emplace(softrdma::Mapping{},
-			     *softrdma::RingView::make(mem.bytes(), kSlots, SOFTRDMA_CQE_SIZE));
+			     *softrdma::RingView::make(mem.bytes(), kSlots, SOFTRDMA_CQE_SIZE),
+			     true);
 		softrdma_cq_ex_init(&cqx);
 	}
 	// The kernel's side: one more CQE.

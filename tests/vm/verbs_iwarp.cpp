@@ -623,14 +623,20 @@ void solicited_client(Conn &c, Ctl &ctl)
 	check(post_send(c, IBV_WR_SEND, 2, {&s, 1}, IBV_SEND_SIGNALED | IBV_SEND_SOLICITED) == 0,
 	      "post a solicited SEND");
 	expect_wc(c.scq, 2, IBV_WC_SUCCESS, IBV_WC_SEND, -1, "the solicited SEND completes");
-	check(ctl.sync(3), "solicited: done");
+	check(ctl.sync(3), "solicited: rearmed");
+	check(post_send(c, IBV_WR_SEND, 3, {&s, 1}, IBV_SEND_SIGNALED) == 0,
+	      "post another unsolicited SEND");
+	expect_wc(c.scq, 3, IBV_WC_SUCCESS, IBV_WC_SEND, -1, "it completes");
+	check(ctl.sync(4), "solicited: done");
 }
 
 void solicited_server(Conn &c, Ctl &ctl)
 {
-	std::array<ibv_sge, 2> s{c.sge(kSink, 4096), c.sge(kSink + 4096, 4096)};
-	check(post_recv(c, 1, {s.data(), 1}) == 0 && post_recv(c, 2, {&s[1], 1}) == 0,
-	      "post two receives");
+	std::array<ibv_sge, 3> s{c.sge(kSink, 4096), c.sge(kSink + 4096, 4096),
+				 c.sge(kSink + 8192, 4096)};
+	check(post_recv(c, 1, {s.data(), 1}) == 0 && post_recv(c, 2, {&s[1], 1}) == 0 &&
+		      post_recv(c, 3, {&s[2], 1}) == 0,
+	      "post three receives");
 	check(c.accept(), "solicited: accepted");
 	check(ibv_req_notify_cq(c.rcq, 1) == 0, "arm the receive CQ for solicited completions");
 	check(ctl.sync(1), "solicited: armed");
@@ -641,7 +647,15 @@ void solicited_server(Conn &c, Ctl &ctl)
 	expect_wc(c.rcq, 2, IBV_WC_SUCCESS, IBV_WC_RECV, 3000, "the solicited SEND received");
 	check(matches(c.at(kSink, 3000), 7) && matches(c.at(kSink + 4096, 3000), 7),
 	      "both SENDs' bytes arrived intact");
-	check(ctl.sync(3), "solicited: done");
+	// Armed for the next completion, then for the next solicited one
+	// before any came: the next completion it stays (IBTA 11.4.2.2).
+	check(ibv_req_notify_cq(c.rcq, 0) == 0 && ibv_req_notify_cq(c.rcq, 1) == 0,
+	      "arm for the next completion, then for a solicited one");
+	check(ctl.sync(3), "solicited: rearmed");
+	check(cq_event(c, 10000), "a completion event for the unsolicited SEND");
+	expect_wc(c.rcq, 3, IBV_WC_SUCCESS, IBV_WC_RECV, 3000, "the third SEND received");
+	check(matches(c.at(kSink + 8192, 3000), 7), "its bytes arrived intact");
+	check(ctl.sync(4), "solicited: done");
 }
 
 // Unsignaled WRs complete silently; a signaled one behind them reports.
