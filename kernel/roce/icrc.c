@@ -285,11 +285,11 @@ bool softrdma_roce_icrc_settle(struct sk_buff *skb)
  */
 u32 softrdma_roce_icrc_head(const struct sk_buff *skb, const u8 *p)
 {
+	const u8 *after = skb->data + SOFTRDMA_BTH_LEN;
 	u32 crc = 0;
 
 	softrdma_roce_icrc_begin(skb, &crc);
-	return softrdma_crc32(crc, skb->data + SOFTRDMA_BTH_LEN,
-			      p - skb->data - SOFTRDMA_BTH_LEN);
+	return p > after ? softrdma_crc32(crc, after, p - after) : crc;
 }
 
 /*
@@ -299,15 +299,26 @@ u32 softrdma_roce_icrc_head(const struct sk_buff *skb, const u8 *p)
  */
 bool softrdma_roce_icrc_end(struct sk_buff *skb, u32 crc, u32 off)
 {
-	u32 tlen = skb->len - SOFTRDMA_ICRC_LEN, n = tlen - off;
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 tlen = skb->len - SOFTRDMA_ICRC_LEN, n = tlen - off, fstart;
 	u8 b[3 + SOFTRDMA_ICRC_LEN];
+	const u8 *p = b;
 	__le32 got;
 
 	SOFTRDMA_ROCE_CB(skb)->icrc_due = false;
-	if (off > tlen || n + SOFTRDMA_ICRC_LEN > sizeof(b) ||
-	    skb_copy_bits(skb, off, b, n + SOFTRDMA_ICRC_LEN))
+	if (off > tlen || n + SOFTRDMA_ICRC_LEN > sizeof(b))
 		return false;
-	crc = softrdma_crc32(crc, b, n);
-	memcpy(&got, b + n, sizeof(got));
+	/* Mostly in the last piece (no frag list: icrc_rcv()), else copied. */
+	fstart = sh->nr_frags ?
+		 skb->len - skb_frag_size(&sh->frags[sh->nr_frags - 1]) : 0;
+	if (!sh->nr_frags && !IS_ENABLED(CONFIG_HIGHMEM))
+		p = skb->data + off;
+	else if (sh->nr_frags && off >= fstart && !IS_ENABLED(CONFIG_HIGHMEM))
+		p = (u8 *)skb_frag_address(&sh->frags[sh->nr_frags - 1]) +
+		    off - fstart;
+	else if (skb_copy_bits(skb, off, b, n + SOFTRDMA_ICRC_LEN))
+		return false;
+	crc = softrdma_crc32(crc, p, n);
+	memcpy(&got, p + n, sizeof(got));
 	return le32_to_cpu(got) == ~crc;
 }
