@@ -79,7 +79,7 @@ dkms_deb() {
 	install -d -m 755 "$src"
 	install -m 644 "$SRC/Kbuild" "$src/"
 	# The sources only: an in-tree build's objects stay behind.
-	(cd "$SRC" && find kernel uapi -type f \( -name '*.[ch]' -o -name '*.mk' -o -name Kbuild -o -name Makefile \) -print0) |
+	(cd "$SRC" && find kernel uapi -type f \( -name '*.[chS]' -o -name '*.mk' -o -name Kbuild -o -name Makefile \) -print0) |
 		while IFS= read -r -d '' f; do
 			install -D -m 644 "$SRC/$f" "$src/$f"
 		done

@@ -119,7 +119,7 @@ build_fresh() {
 			xargs -0 -r sh -c 'find "$@" -maxdepth 0 -newer "$0" -print 2>/dev/null' "$BUILD_STAMP" | head -n 1)
 	else
 		newer=$(cd "$LAB_REPO" && find kernel uapi provider tools/softrdma tests Kbuild CMakeLists.txt tools/lab.d/build.sh \
-			-type f \( -name '*.[ch]' -o -name '*.[ch]pp' -o -name Kbuild -o -name CMakeLists.txt -o -name '*.sh' \) \
+			-type f \( -name '*.[chS]' -o -name '*.[ch]pp' -o -name Kbuild -o -name CMakeLists.txt -o -name '*.sh' \) \
 			-newer "$BUILD_STAMP" -print 2>/dev/null | head -n 1)
 	fi
 	[ -z "$newer" ] || { say "$newer changed since the last build"; return 1; }

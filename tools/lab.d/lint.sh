@@ -9,7 +9,7 @@ cd "$LAB_REPO"
 rc=0
 cp=$LAB_ROOT$ROOT_OPT/linux-src/scripts/checkpatch.pl
 [ -f "$cp" ] || die "no checkpatch.pl: run tools/lab setup"
-mapfile -t kfiles < <(git ls-files 'kernel/*.[ch]' 'uapi/*.h' 'tests/kunit/*.[ch]' 'tests/kmod/*.[ch]')
+mapfile -t kfiles < <(git ls-files 'kernel/*.[chS]' 'uapi/*.h' 'tests/kunit/*.[ch]' 'tests/kmod/*.[ch]')
 if ! perl "$cp" --strict --no-tree --terse --quiet -f "${kfiles[@]}"; then
 	rc=1
 fi
