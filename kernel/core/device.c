@@ -207,6 +207,7 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_NP_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
 	[SOFTRDMA_CNT_NP_CNP_SENT] = { .name = "np_cnp_sent" },
 	[SOFTRDMA_CNT_RP_CNP_HANDLED] = { .name = "rp_cnp_handled" },
+	[SOFTRDMA_CNT_RX_UD_ODP_DROPS] = { .name = "rx_ud_odp_drops" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);

@@ -25,7 +25,8 @@
  * is queued to a worker, which faults the range in with the process's mm
  * (ib_umem_odp_map_dma_and_lock()). The transport tries again later: the
  * RoCE responder answers an RNR NAK, the requester sends at the next tick,
- * the completer drops the READ response (the retry timer asks again). A
+ * the completer drops the READ response (the retry timer asks again), a UD
+ * QP keeps the datagram for its next tick (roce/ud.c). A
  * fault that fails (the range is not mapped any more) makes the next
  * access of that range fail with -EFAULT: an error completion, or a NAK.
  *
@@ -453,6 +454,8 @@ void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr)
 	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = caps;
 	attr->odp_caps.per_transport_caps.xrc_odp_caps = caps;
+	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND |
+							IB_ODP_SUPPORT_RECV;
 }
 
 /**

@@ -83,6 +83,7 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_NP_ECN_MARKED,	/* RoCE: packets received marked CE */
 	SOFTRDMA_CNT_NP_CNP_SENT,	/* RoCE: CNPs sent for them */
 	SOFTRDMA_CNT_RP_CNP_HANDLED,	/* RoCE: CNPs that slowed a QP */
+	SOFTRDMA_CNT_RX_UD_ODP_DROPS,	/* UD: no room to wait for ODP pages */
 	SOFTRDMA_NUM_COUNTERS
 };
 

@@ -35,7 +35,7 @@ struct softrdma_transport {
 	/* IB_QP_CREATE_* flags its UD QPs take (none for other types). */
 	u32 ud_create_flags;
 	/*
-	 * Its RC and XRC paths wait for pages on demand (-EBUSY of
+	 * Its RC, XRC and UD paths wait for pages on demand (-EBUSY of
 	 * softrdma_mr_get(), odp.c): ODP MRs are registered on it.
 	 */
 	bool odp;

@@ -788,6 +788,11 @@ enum hrtimer_restart softrdma_req_timeout(struct hrtimer *t)
 		goto out;
 	}
 	rqp->req.timer_at = 0;
+	/* UD: only what waits for ODP pages sets it. */
+	if (softrdma_qp_is_ud(qp)) {
+		softrdma_ud_tick(qp);
+		goto out;
+	}
 	if ((READ_ONCE(qp->state) != IB_QPS_RTS &&
 	     READ_ONCE(qp->state) != IB_QPS_SQD) ||
 	    qp->req.comp_idx == qp->req.send_idx)

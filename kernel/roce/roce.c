@@ -257,6 +257,13 @@ static bool softrdma_roce_req_pending(struct softrdma_qp *qp)
 	return softrdma_req_pending(qp);
 }
 
+/* Into RESET or ERR, qp->lock held: the responder's state, UD's held. */
+static void softrdma_roce_qp_stop(struct softrdma_qp *qp)
+{
+	softrdma_resp_stop(qp);
+	softrdma_ud_stop(qp);
+}
+
 /* Out of RTS: the retransmission and RNR timer stops too. */
 static void softrdma_roce_qp_stop_sync(struct softrdma_qp *qp)
 {
@@ -286,6 +293,7 @@ static int softrdma_roce_qp_init(struct softrdma_qp *qp)
 
 	tasklet_setup(&rqp->resp.tasklet, softrdma_resp_tasklet);
 	skb_queue_head_init(&rqp->resp.backlog);
+	skb_queue_head_init(&rqp->ud_held);
 	hrtimer_setup(&rqp->req.timer, softrdma_req_timeout, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_ABS_SOFT);
 	ret = dst_cache_init(&rqp->dst_cache, GFP_KERNEL);
@@ -310,6 +318,7 @@ static void softrdma_roce_qp_cleanup(struct softrdma_qp *qp)
 	hrtimer_cancel(&rqp->req.timer);
 	tasklet_kill(&rqp->resp.tasklet);
 	softrdma_resp_stop(qp);
+	softrdma_ud_stop(qp);
 	kfree(rqp->resp.ooo);
 	rqp->resp.ooo = NULL;
 	kfree(rqp->req.resent);
@@ -333,7 +342,7 @@ const struct softrdma_transport softrdma_roce_transport = {
 		    BIT(IB_QPT_XRC_INI) | BIT(IB_QPT_XRC_TGT),
 	/* mcast.c keeps a QP's own multicast datagrams from it. */
 	.ud_create_flags = IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK,
-	/* ODP MRs: req.c, comp.c and resp.c wait for their pages. */
+	/* ODP MRs: req.c, comp.c, resp.c and ud.c wait for their pages. */
 	.odp = true,
 	/* Selective repeat and ECN with peers that have them (roce_sr, _ecn). */
 	.ece_caps = SOFTRDMA_ECE_SR | SOFTRDMA_ECE_ECN,
@@ -351,7 +360,7 @@ const struct softrdma_transport softrdma_roce_transport = {
 	.req_run = softrdma_roce_req_run,
 	.req_pending = softrdma_roce_req_pending,
 	.sqd_check = softrdma_req_sqd_check,
-	.qp_stop = softrdma_resp_stop,
+	.qp_stop = softrdma_roce_qp_stop,
 	.qp_stop_sync = softrdma_roce_qp_stop_sync,
 	.modify_attrs = softrdma_roce_modify_attrs,
 	.modify_locked = softrdma_roce_modify_locked,

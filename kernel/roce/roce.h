@@ -516,6 +516,11 @@ struct softrdma_roce_qp {
 		u64 cnp_at;
 		struct softrdma_dcqcn rp;
 	} cc;
+	/*
+	 * UD (ud.c): datagrams waiting for the ODP pages of their receive
+	 * WQEs, in order of arrival; the first has the WQE in hand.
+	 */
+	struct sk_buff_head ud_held;
 	u32 ece;	/* options agreed with the peer (SOFTRDMA_ECE_*) */
 };
 
@@ -537,6 +542,8 @@ struct softrdma_roce_qp {
 #define SOFTRDMA_REQ_TICK_NS	(NSEC_PER_SEC / HZ)
 /* Requests past a gap before it is NAKed again. */
 #define SOFTRDMA_SR_RENAK	32
+/* UD datagrams a QP keeps while ODP pages are faulted in (ud.c). */
+#define SOFTRDMA_UD_HELD_MAX	64
 
 static inline bool softrdma_roce_sr(const struct softrdma_roce_qp *rqp)
 {
@@ -613,6 +620,8 @@ void softrdma_roce_qp_fail(struct softrdma_qp *qp);
 void softrdma_ud_req_run(struct softrdma_qp *qp);
 bool softrdma_ud_req_pending(struct softrdma_qp *qp);
 void softrdma_ud_rcv(struct softrdma_qp *qp, struct sk_buff *skb);
+void softrdma_ud_tick(struct softrdma_qp *qp);
+void softrdma_ud_stop(struct softrdma_qp *qp);
 
 /* uc.c: the UC responder */
 void softrdma_uc_rcv(struct softrdma_qp *qp, u8 op, u8 flags, u32 psn,

@@ -4,7 +4,8 @@
 //
 // On-demand paging between two RC QPs (A and B), every byte checked:
 // - the device reports ODP for RC and XRC (SEND, RECV, WRITE, READ,
-//   ATOMIC, SRQ_RECV), not implicit ODP (an implicit MR is EOPNOTSUPP);
+//   ATOMIC, SRQ_RECV) and UD (SEND, RECV), not implicit ODP (an implicit
+//   MR is EOPNOTSUPP);
 // - ODP MRs over fresh anonymous memory (no page present): SEND into an
 //   ODP receive buffer from an ODP buffer, RDMA WRITE into and RDMA READ
 //   from ODP memory (READ into ODP memory too), fetch-and-add and
@@ -21,7 +22,14 @@
 //   IBV_WC_LOC_PROT_ERR; and an unmap while a 4 MiB WRITE is on its way
 //   ends in success or one of those two, never in a crash;
 // - registrations racing MADV_DONTNEED of their range (the MMU notifier
-//   runs before the MR is set up) all succeed, with no crash.
+//   runs before the MR is set up) all succeed, with no crash;
+// - UD: eight datagrams posted back to back from an ODP buffer into ODP
+//   receive buffers, pages absent on both ends (fresh memory, then
+//   MADV_DONTNEED, then mprotect), each across a page boundary: every
+//   status and wr_id in order, the GRH, the bytes after it exact and
+//   nothing written past them, no datagram dropped (rx_ud_odp_drops,
+//   rx_ud_no_recv_drops); receives into a page B unmapped complete with
+//   IBV_WC_LOC_PROT_ERR, and the datagrams after them land.
 #include <infiniband/verbs.h>
 
 #include <sys/mman.h>
@@ -34,6 +42,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -216,9 +225,10 @@ void caps(ibv_context *ctx)
 	check(attr.odp_caps.per_transport_caps.rc_odp_caps == want,
 	      "rc_odp_caps " + std::to_string(attr.odp_caps.per_transport_caps.rc_odp_caps));
 	check(attr.xrc_odp_caps == want, "xrc_odp_caps " + std::to_string(attr.xrc_odp_caps));
-	check(attr.odp_caps.per_transport_caps.ud_odp_caps == 0 &&
-		      attr.odp_caps.per_transport_caps.uc_odp_caps == 0,
-	      "no UD or UC ODP");
+	check(attr.odp_caps.per_transport_caps.ud_odp_caps ==
+		      (IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV),
+	      "ud_odp_caps " + std::to_string(attr.odp_caps.per_transport_caps.ud_odp_caps));
+	check(attr.odp_caps.per_transport_caps.uc_odp_caps == 0, "no UC ODP");
 }
 
 // SEND A -> B, WRITE A -> B, READ B -> A, atomics on B; all ODP, labelled.
@@ -523,6 +533,210 @@ void reg_races(ibv_pd *pd)
 					" registrations against MADV_DONTNEED");
 }
 
+
+// One end of the UD test: a UD QP in RTS, its CQ, an AH to the peer.
+struct UdEnd {
+	ibv_context *ctx = nullptr;
+	ibv_pd *pd = nullptr;
+	ibv_cq *cq = nullptr;
+	ibv_qp *qp = nullptr;
+	ibv_ah *ah = nullptr;
+	int gid_index = -1;
+	ibv_gid gid{};
+	std::string dev;
+
+	UdEnd() = default;
+	UdEnd(const UdEnd &) = delete;
+	UdEnd &operator=(const UdEnd &) = delete;
+	~UdEnd()
+	{
+		if (ah)
+			ibv_destroy_ah(ah);
+		if (qp)
+			ibv_destroy_qp(qp);
+		if (cq)
+			ibv_destroy_cq(cq);
+		if (pd)
+			ibv_dealloc_pd(pd);
+		if (ctx)
+			ibv_close_device(ctx);
+	}
+
+	bool setup(const char *name, const char *gid_text)
+	{
+		dev = name;
+		ctx = vmtest::open_by_name(name);
+		if (!ctx)
+			return false;
+		gid_index = vmtest::gid_index(ctx, gid_text, gid);
+		pd = ibv_alloc_pd(ctx);
+		cq = ibv_create_cq(ctx, 64, nullptr, nullptr, 0);
+		if (!pd || !cq || gid_index < 0)
+			return false;
+		ibv_qp_init_attr ia = vmtest::qp_attr(IBV_QPT_UD, cq, 16, 1);
+		qp = ibv_create_qp(pd, &ia);
+		if (!qp)
+			return false;
+		ibv_qp_attr a{};
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = 1;
+		a.qkey = kUdQkey;
+		if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+						  IBV_QP_QKEY))
+			return false;
+		a = {};
+		a.qp_state = IBV_QPS_RTR;
+		if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+			return false;
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = 0x55;
+		return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) == 0;
+	}
+
+	bool make_ah(const UdEnd &peer)
+	{
+		ibv_ah_attr a{};
+		a.is_global = 1;
+		a.port_num = 1;
+		a.grh.dgid = peer.gid;
+		a.grh.sgid_index = static_cast<std::uint8_t>(gid_index);
+		a.grh.hop_limit = 64;
+		ah = ibv_create_ah(pd, &a);
+		return ah != nullptr;
+	}
+
+	[[nodiscard]] long counter(const char *name) const
+	{
+		std::ifstream f("/sys/class/infiniband/" + dev + "/ports/1/hw_counters/" + name);
+		long v = -1;
+
+		f >> v;
+		return v;
+	}
+
+	static constexpr std::uint32_t kUdQkey = 0x11111111;
+};
+
+constexpr std::size_t kGrh = 40;
+constexpr int kUdMsgs = 8;
+constexpr std::uint32_t kUdLen = 1000;		// within the 1024 MTU of veth
+constexpr std::size_t kUdSrcOff = 3500;		// each payload across a page edge
+constexpr std::size_t kUdDstOff = 3600;		// each GRH in one page, its payload in the next
+
+// Post kUdMsgs receives into B's ODP pages, then kUdMsgs sends of A's:
+// each status, wr_id, length, GRH and byte checked. @bad: the index of
+// the page of B unmapped (0: none): the two receives whose buffers touch
+// it (bad - 1 and bad) end in IBV_WC_LOC_PROT_ERR.
+void ud_round(UdEnd &a, UdEnd &b, OdpBuf &oa, OdpBuf &ob, const std::string &how,
+	      unsigned seed, int bad = 0)
+{
+	ibv_wc wc{};
+
+	for (int i = 0; i < kUdMsgs; ++i)
+		fill(oa.p + i * kPage + kUdSrcOff, kUdLen, seed + i);
+	if (how == "dropped") {
+		ob.drop();
+		oa.drop();
+		for (int i = 0; i < kUdMsgs; ++i)
+			fill(oa.p + i * kPage + kUdSrcOff, kUdLen, seed + i);
+	} else if (how == "invalidated") {
+		oa.invalidate();
+		ob.invalidate();
+	}
+	const long odp_drops = b.counter("rx_ud_odp_drops");
+	const long no_recv = b.counter("rx_ud_no_recv_drops");
+	bool ok = true;
+
+	for (int i = 0; i < kUdMsgs; ++i) {
+		ibv_sge sge{ob.addr(i * kPage + kUdDstOff), static_cast<std::uint32_t>(kGrh + kUdLen),
+			    ob.mr->lkey};
+		ibv_recv_wr rwr{};
+		ibv_recv_wr *rbad = nullptr;
+
+		rwr.wr_id = 100 + i;
+		rwr.sg_list = &sge;
+		rwr.num_sge = 1;
+		ok = ok && ibv_post_recv(b.qp, &rwr, &rbad) == 0;
+	}
+	for (int i = 0; i < kUdMsgs; ++i) {
+		ibv_sge sge{oa.addr(i * kPage + kUdSrcOff), kUdLen, oa.mr->lkey};
+		ibv_send_wr wr{};
+		ibv_send_wr *sbad = nullptr;
+
+		wr.wr_id = 200 + i;
+		wr.opcode = IBV_WR_SEND;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.ud.ah = a.ah;
+		wr.wr.ud.remote_qpn = b.qp->qp_num;
+		wr.wr.ud.remote_qkey = UdEnd::kUdQkey;
+		ok = ok && ibv_post_send(a.qp, &wr, &sbad) == 0;
+	}
+	check(ok, "UD " + how + ": " + std::to_string(kUdMsgs) + " receives and sends posted");
+	for (int i = 0; i < kUdMsgs; ++i) {
+		const bool got = wait_wc(a.cq, wc);
+
+		check(got && wc.status == IBV_WC_SUCCESS && wc.wr_id == 200U + i &&
+			      wc.opcode == IBV_WC_SEND,
+		      "UD " + how + ": send " + std::to_string(i) + " completes (" +
+			      (got ? ibv_wc_status_str(wc.status) : "none") + ")");
+	}
+	for (int i = 0; i < kUdMsgs; ++i) {
+		const std::uint8_t *g = ob.p + i * kPage + kUdDstOff;
+		const std::string what = "UD " + how + ": receive " + std::to_string(i);
+		const bool got = wait_wc(b.cq, wc);
+
+		if (bad && (i == bad - 1 || i == bad)) {
+			check(got && wc.status == IBV_WC_LOC_PROT_ERR && wc.wr_id == 100U + i,
+			      what + " into an unmapped range: " +
+				      (got ? ibv_wc_status_str(wc.status) : "none"));
+			continue;
+		}
+		check(got && wc.status == IBV_WC_SUCCESS && wc.wr_id == 100U + i &&
+			      wc.opcode == IBV_WC_RECV && wc.byte_len == kGrh + kUdLen &&
+			      (wc.wc_flags & IBV_WC_GRH) && wc.src_qp == a.qp->qp_num,
+		      what + " completes (" + (got ? ibv_wc_status_str(wc.status) : "none") +
+			      ", " + std::to_string(wc.byte_len) + " bytes)");
+		// IPv4: 20 zero bytes, then the IPv4 header, from A to B.
+		bool grh = g[20] == 0x45;
+		for (int k = 0; k < 20; ++k)
+			grh = grh && g[k] == 0;
+		grh = grh && std::memcmp(g + 20 + 12, a.gid.raw + 12, 4) == 0 &&
+		      std::memcmp(g + 20 + 16, b.gid.raw + 12, 4) == 0;
+		check(grh, what + ": the GRH (IPv4, A to B)");
+		check(same(g + kGrh, kUdLen, seed + i), what + ": bytes exact");
+		check(g[-1] == 0 && g[kGrh + kUdLen] == 0, what + ": nothing written out of it");
+	}
+	check(b.counter("rx_ud_odp_drops") == odp_drops &&
+		      b.counter("rx_ud_no_recv_drops") == no_recv,
+	      "UD " + how + ": no datagram dropped");
+}
+
+// UD between A and B, ODP MRs on both ends: the rounds above, then a
+// receive buffer B unmapped.
+void ud(const char **argv)
+{
+	UdEnd a, b;
+
+	if (!a.setup(argv[1], argv[2]) || !b.setup(argv[3], argv[4]) || !a.make_ah(b)) {
+		check(false, "UD: QPs and AH set up");
+		return;
+	}
+	OdpBuf oa, ob;
+	if (!oa.make(a.pd, kMap) || !ob.make(b.pd, kMap)) {
+		check(false, "UD: ODP MRs");
+		return;
+	}
+	ud_round(a, b, oa, ob, "fresh", 31);
+	ud_round(a, b, oa, ob, "dropped", 41);
+	ud_round(a, b, oa, ob, "invalidated", 51);
+	// B's third page goes: the two receives into it fail, the rest land.
+	std::memset(ob.p, 0, ob.len);
+	munmap(ob.p + 2 * kPage, kPage);
+	ud_round(a, b, oa, ob, "unmapped", 61, 2);
+}
+
 } // namespace
 
 // A device without ODP (softiwarp): no caps, ON_DEMAND is EOPNOTSUPP.
@@ -583,6 +797,7 @@ int main(int argc, const char **argv)
 	advise(a, b, oa, ob);
 	unmapped(argv);
 	unmap_in_flight(argv);
+	ud(argv);
 
 	return vmtest::summary();
 }

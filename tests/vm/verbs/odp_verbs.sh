@@ -3,9 +3,10 @@
 # ODP caps, SEND, RDMA WRITE, RDMA READ and atomics between softroce
 # devices on ODP MRs whose pages are absent (fresh memory, MADV_DONTNEED,
 # mprotect), a WRITE after fork() landing in the parent's page,
-# ibv_advise_mr, and munmap (exact error completions, also while a 4 MiB
-# WRITE is on its way). Then softiwarp, which has no ODP: no caps, and an
-# ODP MR is EOPNOTSUPP.
+# ibv_advise_mr, munmap (exact error completions, also while a 4 MiB
+# WRITE is on its way), and UD datagrams from ODP pages into ODP pages,
+# absent on both ends (statuses, GRH and bytes; none dropped). Then
+# softiwarp, which has no ODP: no caps, and an ODP MR is EOPNOTSUPP.
 #
 # layers: stock debug
 # timeout: 240
