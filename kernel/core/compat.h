@@ -16,6 +16,7 @@
 #include <linux/hrtimer.h>
 #include <linux/socket.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_umem_odp.h>
@@ -37,6 +38,14 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 	hrtimer_init(timer, clock_id, mode);
 	timer->function = function;
 }
+#endif
+
+/*
+ * The unbound system workqueue is system_dfl_wq (6.17 on, and stable
+ * 6.12); before, system_unbound_wq, which 7.x calls deprecated.
+ */
+#ifndef SOFTRDMA_HAVE_SYSTEM_DFL_WQ
+#define system_dfl_wq system_unbound_wq
 #endif
 
 /* CRC32C: crc32c() in <linux/crc32.h>; before it, __crc32c_le(). */

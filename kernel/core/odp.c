@@ -242,7 +242,7 @@ int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
 		odp->fault_need_end = end;
 		odp->fault_end = ahead;
 		odp->fault_queued = true;
-		queue_work(system_unbound_wq, &odp->fault_work);
+		queue_work(system_dfl_wq, &odp->fault_work);
 	}
 out:
 	spin_unlock_irqrestore(&odp->lock, flags);
