@@ -624,17 +624,21 @@ static void crc_check(struct kunit *test, const struct crc_impl *c,
 			    c->label, first);
 }
 
-static void crc32_fast_test(struct kunit *test)
+/* @fast (@label) against @lib over a fresh random buffer. */
+static void crc_fast_check(struct kunit *test, const char *label,
+			   u32 (*fast)(u32 crc, const void *p, size_t len),
+			   u32 (*lib)(u32 crc, const void *p, size_t len))
 {
-	const struct crc_impl c = {
-		.label = "softrdma_crc32()",
-		.fast = softrdma_crc32,
-		.lib = crc32_lib,
-	};
+	const struct crc_impl c = { .label = label, .fast = fast, .lib = lib };
 	u8 *buf = crc_buf(test);
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	crc_check(test, &c, buf);
+}
+
+static void crc32_fast_test(struct kunit *test)
+{
+	crc_fast_check(test, "softrdma_crc32()", softrdma_crc32, crc32_lib);
 }
 
 #ifdef CONFIG_X86_64
@@ -648,17 +652,9 @@ static u32 crc32_fold_only(u32 crc, const void *p, size_t len)
 
 static void crc32_fold_test(struct kunit *test)
 {
-	const struct crc_impl c = {
-		.label = "the PCLMULQDQ fold",
-		.fast = crc32_fold_only,
-		.lib = crc32_lib,
-	};
-	u8 *buf = crc_buf(test);
-
-	KUNIT_ASSERT_NOT_NULL(test, buf);
 	if (!softrdma_crc32_fold_there())
 		kunit_skip(test, "no PCLMULQDQ");
-	crc_check(test, &c, buf);
+	crc_fast_check(test, "the PCLMULQDQ fold", crc32_fold_only, crc32_lib);
 }
 
 static u32 crc32_fold_copy_only(u32 crc, void *dst, const void *src,
@@ -724,15 +720,7 @@ static void crc32_copy_test(struct kunit *test)
 
 static void crc32c_fast_test(struct kunit *test)
 {
-	const struct crc_impl c = {
-		.label = "softrdma_crc32c()",
-		.fast = softrdma_crc32c,
-		.lib = crc32c_lib,
-	};
-	u8 *buf = crc_buf(test);
-
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	crc_check(test, &c, buf);
+	crc_fast_check(test, "softrdma_crc32c()", softrdma_crc32c, crc32c_lib);
 }
 
 #ifndef SOFTRDMA_HAVE_CRC_ARCH
