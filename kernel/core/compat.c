@@ -11,13 +11,12 @@
 #include <kunit/visibility.h>
 #include <linux/crc32.h>
 #include <linux/err.h>
-#include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/printk.h>
 #include <linux/sizes.h>
-#include <linux/slab.h>
 
 #include "compat.h"
+#include "util.h"
 
 /*
  * Below this many bytes the library's table goes first: the driver's
@@ -76,71 +75,29 @@ u32 softrdma_crc32c(u32 crc, const void *p, size_t len)
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32c);
 
-/*
- * Nanoseconds @tfm (or, if NULL, @lib) takes over @len bytes at @buf, the
- * best of a few passes, each seeded with the CRC of the one before: the
- * last CRC in @crc.
- */
-static u64 softrdma_crc_time(struct crypto_shash *tfm,
-			     u32 (*lib)(u32 crc, const void *p, size_t len),
-			     const u8 *buf, size_t len, u32 *crc)
+static u32 softrdma_crc_shash_trial(const void *tfm, u32 crc, const void *p,
+				    size_t len)
 {
-	u64 best = U64_MAX, t;
-	int i;
-
-	for (i = 0; i < 5; i++) {
-		t = ktime_get_ns();
-		*crc = tfm ? softrdma_crc_shash(tfm, *crc, buf, len) :
-			     lib(*crc, buf, len);
-		best = min(best, ktime_get_ns() - t);
-	}
-	return best;
+	return softrdma_crc_shash((struct crypto_shash *)tfm, crc, p, len);
 }
 
 /*
- * Keep @tfm for @name only if it gives what @lib gives, from a seed that
- * is neither 0 nor ~0 (a driver that started from its key or inverted
- * would differ) over a buffer off its alignment that ends in a partial
- * word, and does so faster than @lib over 4 KiB (the largest path MTU's
- * payload). On hardware the drivers are the faster by far, but
- * an emulator may carry out PCLMULQDQ and CRC32 bit by bit, as the lab's
- * QEMU (TCG) does: there the table is (Documentation/performance.rst).
+ * Keep @tfm for @name only if it keeps the CRC itself as its state and
+ * passes softrdma_crc_trial() against @lib (without memory to try it, the
+ * crypto API's choice stands, untimed).
  */
 static bool softrdma_crc_keep(struct crypto_shash *tfm, const char *name,
-			      u32 (*lib)(u32 crc, const void *p, size_t len))
+			      softrdma_crc_fn lib)
 {
 	const char *drv = crypto_shash_driver_name(tfm);
-	u32 by_lib = 0x5eed1234, by_tfm = by_lib;
-	u64 t_lib, t_tfm;
-	size_t i;
-	u8 *buf;
 
 	if (crypto_shash_statesize(tfm) != sizeof(u32)) {
 		pr_info("softrdma: %s keeps no plain CRC state: %s by the library\n",
 			drv, name);
 		return false;
 	}
-	buf = kmalloc(SZ_4K + 1, GFP_KERNEL);
-	if (!buf)
-		return true;	/* the crypto API's choice, untimed */
-	for (i = 0; i < SZ_4K + 1; i++)
-		buf[i] = i * 7 + 3;
-	t_lib = softrdma_crc_time(NULL, lib, buf + 1, SZ_4K, &by_lib);
-	t_tfm = softrdma_crc_time(tfm, lib, buf + 1, SZ_4K, &by_tfm);
-	kfree(buf);
-	if (by_tfm != by_lib) {
-		pr_info("softrdma: %s does not match the library: %s by the library\n",
-			drv, name);
-		return false;
-	}
-	if (t_tfm >= t_lib) {
-		pr_info("softrdma: %s is slower than the library here (%llu ns against %llu per 4 KiB): %s by the library\n",
-			drv, t_tfm, t_lib, name);
-		return false;
-	}
-	pr_debug("softrdma: %s by %s (%llu ns against the library's %llu per 4 KiB)\n",
-		 name, drv, t_tfm, t_lib);
-	return true;
+	return softrdma_crc_trial(drv, name, softrdma_crc_shash_trial, tfm,
+				  lib) != 0;
 }
 
 /*
@@ -148,8 +105,7 @@ static bool softrdma_crc_keep(struct crypto_shash *tfm, const char *name,
  * may load its module), or NULL to use the library.
  */
 static struct crypto_shash *
-softrdma_crc_alloc(const char *name,
-		   u32 (*lib)(u32 crc, const void *p, size_t len))
+softrdma_crc_alloc(const char *name, softrdma_crc_fn lib)
 {
 	struct crypto_shash *tfm = crypto_alloc_shash(name, 0, 0);
 

@@ -81,55 +81,25 @@ static bool softrdma_crc_fold_now(size_t len)
 	       may_use_simd();
 }
 
-/* Nanoseconds the fold (@fold) or crc32_le() take over @len bytes. */
-static u64 softrdma_crc_time(bool fold, const u8 *buf, size_t len, u32 *crc)
+static u32 softrdma_crc32_fold_trial(const void *ctx, u32 crc, const void *p,
+				     size_t len)
 {
-	u64 best = U64_MAX, t;
-	int i;
-
-	for (i = 0; i < 5; i++) {
-		t = ktime_get_ns();
-		*crc = fold ? softrdma_crc32_by_fold(*crc, NULL, buf, len) :
-			      crc32_le(*crc, buf, len);
-		best = min(best, ktime_get_ns() - t);
-	}
-	return best;
+	return softrdma_crc32_by_fold(crc, NULL, p, len);
 }
 
-/*
- * The fold, if the CPU has it, it gives what crc32_le() gives from a seed
- * that is neither 0 nor ~0 over a buffer off its alignment that ends in a
- * partial line, and is the faster over 4 KiB (the largest path MTU).
- */
+static u32 softrdma_crc32_lib(u32 crc, const void *p, size_t len)
+{
+	return crc32_le(crc, p, len);
+}
+
+/* The fold, if the CPU has it and it passes softrdma_crc_trial(). */
 static void softrdma_crc32_choose(void)
 {
-	u32 by_lib = 0x5eed1234, by_fold = by_lib;
-	u64 t_lib, t_fold;
-	size_t i;
-	u8 *buf;
-
-	if (!softrdma_crc_fold_cpu())
-		return;
-	buf = kmalloc(SZ_4K + 4, GFP_KERNEL);
-	if (!buf)
-		return;
-	for (i = 0; i < SZ_4K + 4; i++)
-		buf[i] = i * 7 + 3;
-	t_lib = softrdma_crc_time(false, buf + 1, SZ_4K + 3, &by_lib);
-	t_fold = softrdma_crc_time(true, buf + 1, SZ_4K + 3, &by_fold);
-	kfree(buf);
-	if (by_fold != by_lib) {
-		pr_warn("softrdma: the PCLMULQDQ CRC32 does not match the library's: CRC32 by the library\n");
-		return;
-	}
-	if (t_fold >= t_lib) {
-		pr_info("softrdma: PCLMULQDQ is slower than the library here (%llu ns against %llu per 4 KiB): CRC32 by the library\n",
-			t_fold, t_lib);
-		return;
-	}
-	pr_debug("softrdma: CRC32 by PCLMULQDQ (%llu ns against the library's %llu per 4 KiB)\n",
-		 t_fold, t_lib);
-	softrdma_crc_fold_on = true;
+	if (softrdma_crc_fold_cpu())
+		softrdma_crc_fold_on =
+			softrdma_crc_trial("PCLMULQDQ", "CRC32",
+					   softrdma_crc32_fold_trial, NULL,
+					   softrdma_crc32_lib) > 0;
 }
 #else
 static bool softrdma_crc_fold_now(size_t len)
@@ -147,6 +117,77 @@ static void softrdma_crc32_choose(void)
 {
 }
 #endif
+
+/*
+ * Nanoseconds @fast (or, if NULL, @lib) takes over @len bytes at @buf, the
+ * best of a few passes, each seeded with the CRC of the one before: the
+ * last CRC in @crc.
+ */
+static u64 softrdma_crc_time(softrdma_crc_fast_fn fast, const void *ctx,
+			     softrdma_crc_fn lib, const u8 *buf, size_t len,
+			     u32 *crc)
+{
+	u64 best = U64_MAX, t;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		t = ktime_get_ns();
+		*crc = fast ? fast(ctx, *crc, buf, len) : lib(*crc, buf, len);
+		best = min(best, ktime_get_ns() - t);
+	}
+	return best;
+}
+
+/**
+ * softrdma_crc_trial - may a faster CRC stand in for the library's?
+ * @what: the candidate, for the messages (a driver's name, "PCLMULQDQ")
+ * @name: the CRC, for the messages
+ * @fast: the candidate, called with @ctx
+ * @ctx: what @fast is called with
+ * @lib: the library's CRC it must equal
+ *
+ * Yes if @fast gives what @lib gives from a seed that is neither 0 nor ~0
+ * (a code that started from its key or inverted would differ) over a
+ * buffer off its alignment that ends in a partial word and line, and does
+ * so faster over 4 KiB (the largest path MTU's payload). On hardware the
+ * CPU's instructions are the faster by far, but an emulator may carry out
+ * PCLMULQDQ and CRC32 bit by bit, as the lab's QEMU (TCG) does: there the
+ * table is (Documentation/performance.rst).
+ *
+ * Return: 1 (yes), 0 (no, said why), -ENOMEM (not tried).
+ */
+int softrdma_crc_trial(const char *what, const char *name,
+		       softrdma_crc_fast_fn fast, const void *ctx,
+		       softrdma_crc_fn lib)
+{
+	u32 by_lib = 0x5eed1234, by_fast = by_lib;
+	u64 t_lib, t_fast;
+	size_t i;
+	u8 *buf;
+
+	buf = kmalloc(SZ_4K + 4, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < SZ_4K + 4; i++)
+		buf[i] = i * 7 + 3;
+	t_lib = softrdma_crc_time(NULL, NULL, lib, buf + 1, SZ_4K + 3, &by_lib);
+	t_fast = softrdma_crc_time(fast, ctx, lib, buf + 1, SZ_4K + 3,
+				   &by_fast);
+	kfree(buf);
+	if (by_fast != by_lib) {
+		pr_warn("softrdma: %s does not match the library: %s by the library\n",
+			what, name);
+		return 0;
+	}
+	if (t_fast >= t_lib) {
+		pr_info("softrdma: %s is slower than the library here (%llu ns against %llu per 4 KiB): %s by the library\n",
+			what, t_fast, t_lib, name);
+		return 0;
+	}
+	pr_debug("softrdma: %s by %s (%llu ns against the library's %llu per 4 KiB)\n",
+		 name, what, t_fast, t_lib);
+	return 1;
+}
 
 /*
  * softrdma_crc32 - CRC32 as crc32_le(), by the faster code here

@@ -22,6 +22,12 @@ int softrdma_xa_alloc_random(struct xarray *xa, u32 *id, void *entry,
 			     unsigned int navoid);
 
 /* CRC32 as crc32_le(), by the fastest code here (crc.c). */
+typedef u32 (*softrdma_crc_fn)(u32 crc, const void *p, size_t len);
+typedef u32 (*softrdma_crc_fast_fn)(const void *ctx, u32 crc, const void *p,
+				    size_t len);
+int softrdma_crc_trial(const char *what, const char *name,
+		       softrdma_crc_fast_fn fast, const void *ctx,
+		       softrdma_crc_fn lib);
 u32 softrdma_crc32(u32 crc, const void *p, size_t len);
 u32 softrdma_crc32_copy(u32 crc, void *dst, const void *src, size_t len);
 void softrdma_crc_init(void);
