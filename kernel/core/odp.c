@@ -14,11 +14,15 @@
  * it read before an invalidation that has since run.
  *
  * An access (softrdma_mr_get() .. softrdma_mr_put()) holds the MR's pages:
- * it counts itself in odp->users, under odp->lock, only if every page of
- * its range is present with the rights it needs, and it never sleeps. An
- * invalidation (munmap, madvise, fork's copy on write, migration, reclaim)
- * bars new holds, waits for the users to go, then unmaps its range: no
- * byte is ever copied to or from a page the process no longer has there.
+ * it counts itself in odp->users, then keeps the hold only if no
+ * invalidation runs and every page of its range is present with the
+ * rights it needs; it takes no lock and never sleeps. An invalidation
+ * (munmap, madvise, fork's copy on write, migration, reclaim) bars new
+ * holds (odp->blocked), waits for the users to go, then unmaps its range:
+ * no byte is ever copied to or from a page the process no longer has
+ * there. A full barrier stands between each side's write and its read of
+ * the other's word: either the access sees the invalidation and lets go,
+ * or the invalidation sees the access and waits for it.
  *
  * A page not present is never faulted in where the access runs (softirq,
  * or under the QP's spinlock): the access fails with -EBUSY and the fault
@@ -53,25 +57,44 @@
  */
 #define SOFTRDMA_ODP_AHEAD	SZ_256K
 
-/* The ODP state of an MR. */
-struct softrdma_odp {
+/*
+ * An implicit MR (the whole address space) maps it in children of this
+ * size, aligned, each with its own umem and MMU notifier, made by the
+ * first fault or prefetch that touches it and kept until deregistration.
+ */
+#define SOFTRDMA_ODP_CHILD_SHIFT	24
+#define SOFTRDMA_ODP_CHILD_SIZE		BIT_ULL(SOFTRDMA_ODP_CHILD_SHIFT)
+#define SOFTRDMA_ODP_CHILD_PAGES	(SOFTRDMA_ODP_CHILD_SIZE >> PAGE_SHIFT)
+
+/* A range of the address space an ODP MR maps: the MR's, or a child's. */
+struct softrdma_odp_range {
 	struct ib_umem_odp *umem;
-	struct softrdma_mr *mr;
+	struct softrdma_odp *odp;
 	/*
 	 * The pages accesses may use, per PAGE_SIZE page from
 	 * ib_umem_start(): HMM pfns, HMM_PFN_VALID (and HMM_PFN_WRITE) while
 	 * mapped. Set under umem_mutex, cleared under it with no users.
 	 */
 	unsigned long *pfns;
+};
+
+/* The ODP state of an MR. */
+struct softrdma_odp {
+	struct ib_umem_odp *umem;	/* the MR's; an implicit one's root */
+	struct softrdma_mr *mr;
+	struct softrdma_odp_range whole;	/* not implicit: all of it */
+	/* Implicit: the children, by address >> SOFTRDMA_ODP_CHILD_SHIFT. */
+	struct xarray children;
 	/*
 	 * One fault (or prefetch) of the MR at a time: no other walk writes
-	 * the umem's list while a fault copies what it mapped from there.
+	 * the umem's list while a fault copies what it mapped from there,
+	 * and children are made one at a time.
 	 */
 	struct mutex map_lock;
-	spinlock_t lock;		/* the fields below, the pages' use */
-	u32 users;			/* accesses holding pages */
-	u32 blocked;			/* invalidations waiting for users */
+	atomic_t users;			/* accesses holding pages */
+	atomic_t blocked;		/* invalidations running */
 	wait_queue_head_t wait;		/* invalidations wait here */
+	spinlock_t lock;		/* the fields below */
 	/*
 	 * The range the worker is to fault in ([start, end) user VAs), what
 	 * the accesses asked for ending at need_end, the rest ahead of them.
@@ -86,16 +109,30 @@ struct softrdma_odp {
 	u64 bad_end;
 };
 
+static bool softrdma_odp_implicit(struct softrdma_odp *odp)
+{
+	return odp->umem->is_implicit_odp;
+}
+
+/* The range that maps user virtual address @va, or NULL (no child yet). */
+static struct softrdma_odp_range *softrdma_odp_range(struct softrdma_odp *odp,
+						     u64 va)
+{
+	if (!softrdma_odp_implicit(odp))
+		return &odp->whole;
+	return xa_load(&odp->children, va >> SOFTRDMA_ODP_CHILD_SHIFT);
+}
+
 /* The process's virtual address of byte @iova of @mr. */
 static u64 softrdma_odp_va(struct softrdma_mr *mr, u64 iova)
 {
 	return mr->umem->address + (iova - mr->iova);
 }
 
-/* The index of the page of the user virtual address @va. */
-static size_t softrdma_odp_idx(struct softrdma_odp *odp, u64 va)
+/* The index in @r of the page of the user virtual address @va. */
+static size_t softrdma_odp_idx(struct softrdma_odp_range *r, u64 va)
 {
-	return (va - ib_umem_start(odp->umem)) >> PAGE_SHIFT;
+	return (va - ib_umem_start(r->umem)) >> PAGE_SHIFT;
 }
 
 /* Are the pages of [@start, @end) present (writable, with @write)? */
@@ -103,15 +140,106 @@ static bool softrdma_odp_present(struct softrdma_odp *odp, u64 start,
 				 u64 end, bool write)
 {
 	unsigned long need = HMM_PFN_VALID | (write ? HMM_PFN_WRITE : 0);
+	struct softrdma_odp_range *r;
 	size_t i, last;
+	u64 stop;
 
-	if (start == end)
-		return true;
-	last = softrdma_odp_idx(odp, end - 1);
-	for (i = softrdma_odp_idx(odp, start); i <= last; i++)
-		if ((READ_ONCE(odp->pfns[i]) & need) != need)
+	for (; start < end; start = stop) {
+		r = softrdma_odp_range(odp, start);
+		if (!r)
 			return false;
+		stop = min_t(u64, end, ib_umem_end(r->umem));
+		last = softrdma_odp_idx(r, stop - 1);
+		for (i = softrdma_odp_idx(r, start); i <= last; i++)
+			if ((READ_ONCE(r->pfns[i]) & need) != need)
+				return false;
+	}
 	return true;
+}
+
+/* Fault [@start, @end) of @r in (or map what is there): map_lock held. */
+static int softrdma_odp_map_range(struct softrdma_odp_range *r, u64 start,
+				  u64 end, bool fault)
+{
+	struct ib_umem_odp *umem = r->umem;
+	size_t i, last;
+	int ret;
+
+	ret = ib_umem_odp_map_dma_and_lock(umem, start, end - start,
+					   compat_odp_access(umem->umem.writable),
+					   fault);
+	if (ret < 0)
+		return ret;
+	/* No invalidation has run since the walk: its pages stand. */
+	last = softrdma_odp_idx(r, end - 1);
+	for (i = softrdma_odp_idx(r, start); i <= last; i++)
+		WRITE_ONCE(r->pfns[i], compat_odp_pfn(umem, i));
+	mutex_unlock(&umem->umem_mutex);
+	return 0;
+}
+
+static const struct mmu_interval_notifier_ops softrdma_odp_ops;
+
+/* Set up @r over @umem; an invalidation may find it from here on. */
+static int softrdma_odp_range_init(struct softrdma_odp *odp,
+				   struct softrdma_odp_range *r,
+				   struct ib_umem_odp *umem)
+{
+	r->pfns = kvcalloc(ib_umem_odp_num_pages(umem), sizeof(*r->pfns),
+			   GFP_KERNEL | __GFP_NOWARN);
+	if (!r->pfns)
+		return -ENOMEM;
+	r->umem = umem;
+	r->odp = odp;
+	/*
+	 * The notifier runs from the umem's making on: under umem_mutex, it
+	 * finds either no private (and nothing mapped) or the whole range.
+	 */
+	mutex_lock(&umem->umem_mutex);
+	umem->private = r;
+	mutex_unlock(&umem->umem_mutex);
+	return 0;
+}
+
+/* The child of an implicit MR that maps @va, made if need be: map_lock. */
+static struct softrdma_odp_range *
+softrdma_odp_child(struct softrdma_odp *odp, u64 va)
+{
+	unsigned long idx = va >> SOFTRDMA_ODP_CHILD_SHIFT;
+	struct softrdma_odp_range *r = xa_load(&odp->children, idx);
+	struct ib_umem_odp *umem;
+	int ret;
+
+	if (r)
+		return r;
+	if (va >= TASK_SIZE)
+		return ERR_PTR(-EFAULT);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	umem = ib_umem_odp_alloc_child(odp->umem,
+				       va & ~(SOFTRDMA_ODP_CHILD_SIZE - 1),
+				       SOFTRDMA_ODP_CHILD_SIZE,
+				       &softrdma_odp_ops);
+	if (IS_ERR(umem)) {
+		ret = PTR_ERR(umem);
+		goto err_free;
+	}
+	ret = softrdma_odp_range_init(odp, r, umem);
+	if (ret)
+		goto err_umem;
+	ret = xa_err(xa_store(&odp->children, idx, r, GFP_KERNEL));
+	if (ret)
+		goto err_pfns;
+	return r;
+
+err_pfns:
+	kvfree(r->pfns);
+err_umem:
+	ib_umem_odp_release(umem);
+err_free:
+	kfree(r);
+	return ERR_PTR(ret);
 }
 
 /*
@@ -122,21 +250,22 @@ static bool softrdma_odp_present(struct softrdma_odp *odp, u64 start,
 static int softrdma_odp_map(struct softrdma_odp *odp, u64 start, u64 end,
 			    bool fault)
 {
-	struct ib_umem_odp *umem = odp->umem;
-	size_t i, last;
-	int ret;
+	struct softrdma_odp_range *r;
+	int ret = 0;
+	u64 stop;
 
 	mutex_lock(&odp->map_lock);
-	ret = ib_umem_odp_map_dma_and_lock(umem, start, end - start,
-					   compat_odp_access(umem->umem.writable),
-					   fault);
-	if (ret >= 0) {
-		/* No invalidation has run since the walk: its pages stand. */
-		last = softrdma_odp_idx(odp, end - 1);
-		for (i = softrdma_odp_idx(odp, start); i <= last; i++)
-			WRITE_ONCE(odp->pfns[i], compat_odp_pfn(umem, i));
-		mutex_unlock(&umem->umem_mutex);
-		ret = 0;
+	for (; start < end; start = stop) {
+		r = softrdma_odp_implicit(odp) ? softrdma_odp_child(odp, start) :
+						  &odp->whole;
+		if (IS_ERR(r)) {
+			ret = PTR_ERR(r);
+			break;
+		}
+		stop = min_t(u64, end, ib_umem_end(r->umem));
+		ret = softrdma_odp_map_range(r, start, stop, fault);
+		if (ret)
+			break;
 	}
 	mutex_unlock(&odp->map_lock);
 	return ret;
@@ -149,18 +278,31 @@ static int softrdma_odp_map(struct softrdma_odp *odp, u64 start, u64 end,
  * does so only for pages mapped for DMA from 6.16 on, not for a device
  * without DMA.)
  */
-static void softrdma_odp_unmap(struct softrdma_odp *odp, u64 start, u64 end)
+static void softrdma_odp_unmap(struct softrdma_odp_range *r, u64 start,
+			       u64 end)
 {
-	size_t i, last = softrdma_odp_idx(odp, end - 1);
+	size_t i, last = softrdma_odp_idx(r, end - 1);
 	unsigned long pfn;
 
-	for (i = softrdma_odp_idx(odp, start); i <= last; i++) {
-		pfn = odp->pfns[i];
+	for (i = softrdma_odp_idx(r, start); i <= last; i++) {
+		pfn = r->pfns[i];
 		if (pfn & HMM_PFN_WRITE)
 			folio_mark_dirty(page_folio(hmm_pfn_to_page(pfn)));
-		WRITE_ONCE(odp->pfns[i], 0);
+		WRITE_ONCE(r->pfns[i], 0);
 	}
-	ib_umem_odp_unmap_dma_pages(odp->umem, start, end);
+	ib_umem_odp_unmap_dma_pages(r->umem, start, end);
+}
+
+/* Unmap all of @r and let its umem go (no notifier runs after it). */
+static void softrdma_odp_range_free(struct softrdma_odp_range *r)
+{
+	struct ib_umem_odp *umem = r->umem;
+
+	mutex_lock(&umem->umem_mutex);
+	softrdma_odp_unmap(r, ib_umem_start(umem), ib_umem_end(umem));
+	mutex_unlock(&umem->umem_mutex);
+	ib_umem_odp_release(umem);
+	kvfree(r->pfns);
 }
 
 static void softrdma_odp_fault_work(struct work_struct *work)
@@ -215,15 +357,19 @@ int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
 	bool write = access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			       IB_ACCESS_REMOTE_ATOMIC);
 	u64 start = softrdma_odp_va(mr, iova), end = start + len;
-	u64 mr_end = mr->umem->address + mr->length, ahead;
+	u64 room = mr->umem->address + mr->length - start, ahead;
 	unsigned long flags;
-	int ret = 0;
+	int ret = -EBUSY;
+
+	atomic_inc(&odp->users);
+	/* Pairs with the barrier after softrdma_odp_invalidate()'s block. */
+	smp_mb__after_atomic();
+	if (likely(!atomic_read_acquire(&odp->blocked) &&
+		   softrdma_odp_present(odp, start, end, write)))
+		return 0;
+	softrdma_odp_release(mr);
 
 	spin_lock_irqsave(&odp->lock, flags);
-	if (!odp->blocked && softrdma_odp_present(odp, start, end, write)) {
-		odp->users++;
-		goto out;
-	}
 	if (odp->bad_start < end && start < odp->bad_end) {
 		/* Told once; the next access tries again. */
 		odp->bad_start = 0;
@@ -231,8 +377,11 @@ int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
 		ret = -EFAULT;
 		goto out;
 	}
-	ret = -EBUSY;
-	ahead = max(end, min(mr_end, start + SOFTRDMA_ODP_AHEAD));
+	ahead = max(end, start + min_t(u64, room, SOFTRDMA_ODP_AHEAD));
+	/* An implicit MR's look ahead makes no child of its own. */
+	if (softrdma_odp_implicit(odp))
+		ahead = max(end, min(ahead, round_up(end,
+						     SOFTRDMA_ODP_CHILD_SIZE)));
 	if (odp->fault_queued) {
 		odp->fault_start = min(odp->fault_start, start);
 		odp->fault_need_end = max(odp->fault_need_end, end);
@@ -253,35 +402,36 @@ out:
 void softrdma_odp_release(struct softrdma_mr *mr)
 {
 	struct softrdma_odp *odp = mr->odp;
-	unsigned long flags;
-	bool wake;
 
-	spin_lock_irqsave(&odp->lock, flags);
-	wake = !--odp->users && odp->blocked;
-	spin_unlock_irqrestore(&odp->lock, flags);
-	if (wake)
+	/* Fully ordered: the access's copies are done before it counts. */
+	if (atomic_dec_and_test(&odp->users) && atomic_read(&odp->blocked))
 		wake_up(&odp->wait);
 }
 
-/* The page of index @idx of a held range of an ODP MR. */
+/*
+ * The page of index @idx (from the MR's first page; an implicit MR's from
+ * address 0) of a held range of an ODP MR.
+ */
 struct page *softrdma_odp_page(struct softrdma_mr *mr, size_t idx)
 {
-	unsigned long pfn = READ_ONCE(mr->odp->pfns[idx]);
+	struct softrdma_odp *odp = mr->odp;
+	struct softrdma_odp_range *r = &odp->whole;
+	unsigned long pfn;
+
+	if (softrdma_odp_implicit(odp)) {
+		/* A hold found the child: children live as long as the MR. */
+		r = xa_load(&odp->children,
+			    idx >> (SOFTRDMA_ODP_CHILD_SHIFT - PAGE_SHIFT));
+		if (WARN_ON_ONCE(!r))
+			return NULL;
+		idx &= SOFTRDMA_ODP_CHILD_PAGES - 1;
+	}
+	pfn = READ_ONCE(r->pfns[idx]);
 
 	/* A hold keeps it: an invalidation waits for the access to end. */
 	if (WARN_ON_ONCE(!(pfn & HMM_PFN_VALID)))
 		return NULL;
 	return hmm_pfn_to_page(pfn);
-}
-
-static bool softrdma_odp_users_gone(struct softrdma_odp *odp)
-{
-	bool gone;
-
-	spin_lock_irq(&odp->lock);
-	gone = !odp->users;
-	spin_unlock_irq(&odp->lock);
-	return gone;
 }
 
 /*
@@ -294,6 +444,7 @@ static bool softrdma_odp_invalidate(struct mmu_interval_notifier *mni,
 {
 	struct ib_umem_odp *umem = container_of(mni, struct ib_umem_odp,
 						notifier);
+	struct softrdma_odp_range *r;
 	struct softrdma_odp *odp;
 	u64 start, end;
 
@@ -302,25 +453,28 @@ static bool softrdma_odp_invalidate(struct mmu_interval_notifier *mni,
 	mutex_lock(&umem->umem_mutex);
 	mmu_interval_set_seq(mni, cur_seq);
 	/*
-	 * The notifier runs from ib_umem_odp_get() on, before the MR is
-	 * ours (softrdma_odp_reg()): nothing is mapped yet, nothing to do.
+	 * The notifier runs from the umem's making on, before the range is
+	 * set up (softrdma_odp_range_init()): nothing is mapped yet.
 	 */
-	odp = umem->private;
-	if (!odp) {
+	r = umem->private;
+	if (!r) {
 		mutex_unlock(&umem->umem_mutex);
 		return true;
 	}
-	spin_lock_irq(&odp->lock);
-	odp->blocked++;
-	spin_unlock_irq(&odp->lock);
-	wait_event(odp->wait, softrdma_odp_users_gone(odp));
+	/* Any range of the MR bars the holds of all of it. */
+	odp = r->odp;
+	atomic_inc(&odp->blocked);
+	/* Pairs with the barrier after softrdma_odp_hold()'s count. */
+	smp_mb__after_atomic();
+	wait_event(odp->wait, !atomic_read(&odp->users));
+	/* The last access's copies happened before its count went. */
+	smp_mb();
 	start = max_t(u64, ib_umem_start(umem), range->start);
 	end = min_t(u64, ib_umem_end(umem), range->end);
 	if (start < end)
-		softrdma_odp_unmap(odp, start, end);
-	spin_lock_irq(&odp->lock);
-	odp->blocked--;
-	spin_unlock_irq(&odp->lock);
+		softrdma_odp_unmap(r, start, end);
+	/* A hold that sees the bar gone sees the pages gone. */
+	atomic_dec_return_release(&odp->blocked);
 	mutex_unlock(&umem->umem_mutex);
 	return true;
 }
@@ -328,6 +482,29 @@ static bool softrdma_odp_invalidate(struct mmu_interval_notifier *mni,
 static const struct mmu_interval_notifier_ops softrdma_odp_ops = {
 	.invalidate = softrdma_odp_invalidate,
 };
+
+/* Unmap and free all an ODP MR has mapped, its umem(s), and @odp. */
+static void softrdma_odp_free(struct softrdma_odp *odp)
+{
+	struct softrdma_odp_range *r;
+	struct mm_struct *mm;
+	unsigned long idx;
+
+	if (!softrdma_odp_implicit(odp)) {
+		softrdma_odp_range_free(&odp->whole);
+		kfree(odp);
+		return;
+	}
+	xa_for_each(&odp->children, idx, r) {
+		softrdma_odp_range_free(r);
+		kfree(r);
+	}
+	xa_destroy(&odp->children);
+	mm = odp->umem->umem.owning_mm;
+	ib_umem_odp_release(odp->umem);
+	mmdrop(mm);
+	kfree(odp);
+}
 
 /*
  * Rights an ODP MR may have: no window binds (mw.c holds pages its way).
@@ -347,23 +524,26 @@ static const struct mmu_interval_notifier_ops softrdma_odp_ops = {
  * @iova: the address accesses name its first byte by
  * @access: IB_ACCESS_* flags, IB_ACCESS_ON_DEMAND among them
  *
- * Return: the MR, or an ERR_PTR: -EOPNOTSUPP for a transport without ODP,
- * an implicit MR (the whole address space) or rights ODP MRs do not take.
+ * An implicit MR (@start 0, @length U64_MAX, @iova 0) maps the whole
+ * address space, a child at a time (softrdma_odp_child()).
+ *
+ * Return: the MR, or an ERR_PTR: -EOPNOTSUPP for a transport without ODP
+ * or rights ODP MRs do not take, -EINVAL for a range no MR can have.
  */
 struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access)
 {
 	struct softrdma_dev *sdev = to_sdev(ibpd->device);
+	bool implicit = !start && length == U64_MAX;
+	struct ib_umem_odp *umem;
 	struct softrdma_odp *odp;
 	struct softrdma_mr *mr;
 	int ret;
 
 	if (!sdev->transport->odp || (access & ~SOFTRDMA_ODP_ACCESS))
 		return ERR_PTR(-EOPNOTSUPP);
-	/* Implicit ODP (start 0, length U64_MAX) is not offered. */
-	if (!length || length > SOFTRDMA_MAX_MR_SIZE)
-		return ERR_PTR(start || length != U64_MAX ? -EINVAL :
-			       -EOPNOTSUPP);
+	if (implicit ? iova : !length || length > SOFTRDMA_MAX_MR_SIZE)
+		return ERR_PTR(-EINVAL);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
@@ -376,6 +556,7 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	spin_lock_init(&odp->lock);
 	init_waitqueue_head(&odp->wait);
 	mutex_init(&odp->map_lock);
+	xa_init(&odp->children);
 	INIT_WORK(&odp->fault_work, softrdma_odp_fault_work);
 	odp->mr = mr;
 	mr->odp = odp;
@@ -384,38 +565,39 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->length = length;
 	mr->access = access;
 
-	odp->umem = ib_umem_odp_get(ibpd->device, start, length,
-				    access & ~IB_ACCESS_HUGETLB,
-				    &softrdma_odp_ops);
-	if (IS_ERR(odp->umem)) {
-		ret = PTR_ERR(odp->umem);
+	if (implicit)
+		umem = ib_umem_odp_alloc_implicit(ibpd->device,
+						  access & ~IB_ACCESS_HUGETLB);
+	else
+		umem = ib_umem_odp_get(ibpd->device, start, length,
+				       access & ~IB_ACCESS_HUGETLB,
+				       &softrdma_odp_ops);
+	if (IS_ERR(umem)) {
+		ret = PTR_ERR(umem);
 		goto err_odp;
 	}
-	odp->pfns = kvcalloc(ib_umem_odp_num_pages(odp->umem),
-			     sizeof(*odp->pfns), GFP_KERNEL | __GFP_NOWARN);
-	if (!odp->pfns) {
-		ret = -ENOMEM;
-		goto err_umem;
+	odp->umem = umem;
+	if (implicit) {
+		/* The children's notifiers need the mm: keep it till the end. */
+		mmgrab(umem->umem.owning_mm);
+	} else {
+		ret = softrdma_odp_range_init(odp, &odp->whole, umem);
+		if (ret) {
+			ib_umem_odp_release(umem);
+			goto err_odp;
+		}
 	}
-	/*
-	 * An invalidation may run from here on: under umem_mutex, it finds
-	 * either no private (and nothing mapped) or the whole state.
-	 */
-	mutex_lock(&odp->umem->umem_mutex);
-	odp->umem->private = odp;
-	mutex_unlock(&odp->umem->umem_mutex);
-	mr->umem = &odp->umem->umem;
+	mr->umem = &umem->umem;
 	mr->page_offset = ib_umem_offset(mr->umem);
 	ret = softrdma_mr_keys(sdev, mr);
-	if (ret)
-		goto err_umem;
+	if (ret) {
+		softrdma_odp_free(odp);
+		goto err_mr;
+	}
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	return &mr->ibmr;
 
-err_umem:
-	ib_umem_odp_release(odp->umem);
-	kvfree(odp->pfns);
 err_odp:
 	kfree(odp);
 err_mr:
@@ -426,19 +608,10 @@ err_mr:
 /* Free an ODP MR's own state; every access to it has ended. */
 void softrdma_odp_dereg(struct softrdma_mr *mr)
 {
-	struct softrdma_odp *odp = mr->odp;
-	struct ib_umem_odp *umem = odp->umem;
-
-	cancel_work_sync(&odp->fault_work);
-	mutex_lock(&umem->umem_mutex);
-	softrdma_odp_unmap(odp, ib_umem_start(umem), ib_umem_end(umem));
-	mutex_unlock(&umem->umem_mutex);
-	/* Removes the notifier: no invalidation runs after it. */
-	ib_umem_odp_release(umem);
-	mr->umem = NULL;
-	kvfree(odp->pfns);
-	kfree(odp);
+	cancel_work_sync(&mr->odp->fault_work);
+	softrdma_odp_free(mr->odp);
 	mr->odp = NULL;
+	mr->umem = NULL;
 }
 
 /* ODP capabilities, as mlx5 reports what it does: see the transport's. */
@@ -451,7 +624,7 @@ void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr)
 	if (!sdev->transport->odp)
 		return;
 	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = caps;
 	attr->odp_caps.per_transport_caps.xrc_odp_caps = caps;
 	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND |

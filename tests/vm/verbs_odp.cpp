@@ -4,8 +4,7 @@
 //
 // On-demand paging between two RC QPs (A and B), every byte checked:
 // - the device reports ODP for RC and XRC (SEND, RECV, WRITE, READ,
-//   ATOMIC, SRQ_RECV) and UD (SEND, RECV), not implicit ODP (an implicit
-//   MR is EOPNOTSUPP);
+//   ATOMIC, SRQ_RECV) and UD (SEND, RECV), and implicit ODP;
 // - ODP MRs over fresh anonymous memory (no page present): SEND into an
 //   ODP receive buffer from an ODP buffer, RDMA WRITE into and RDMA READ
 //   from ODP memory (READ into ODP memory too), fetch-and-add and
@@ -29,7 +28,11 @@
 //   status and wr_id in order, the GRH, the bytes after it exact and
 //   nothing written past them, no datagram dropped (rx_ud_odp_drops,
 //   rx_ud_no_recv_drops); receives into a page B unmapped complete with
-//   IBV_WC_LOC_PROT_ERR, and the datagrams after them land.
+//   IBV_WC_LOC_PROT_ERR, and the datagrams after them land;
+// - implicit ODP MRs (the whole address space) on both ends: the same
+//   transfers and atomics over buffers that straddle a 16 MiB boundary
+//   (two of the MR's children), fresh, dropped and invalidated; a WRITE
+//   into a hole of B's address space completes with IBV_WC_REM_ACCESS_ERR.
 #include <infiniband/verbs.h>
 
 #include <sys/mman.h>
@@ -87,9 +90,14 @@ struct OdpBuf {
 	{
 		if (mr)
 			ibv_dereg_mr(mr);
-		if (p)
+		if (base)
+			munmap(base, base_len);
+		else if (p)
 			munmap(p, len);
 	}
+
+	std::uint8_t *base = nullptr;	// what to unmap, if not p
+	std::size_t base_len = 0;
 
 	bool make(ibv_pd *pd, std::size_t bytes)
 	{
@@ -100,6 +108,26 @@ struct OdpBuf {
 			return false;
 		p = static_cast<std::uint8_t *>(m);
 		mr = ibv_reg_mr(pd, p, bytes, kOdp);
+		return mr != nullptr;
+	}
+
+	// @bytes of fresh memory two pages short of a 16 MiB boundary (the
+	// children of an implicit MR are 16 MiB), and an implicit ODP MR.
+	bool make_implicit(ibv_pd *pd, std::size_t bytes)
+	{
+		constexpr std::uintptr_t kChild = 16 << 20;
+
+		len = bytes;
+		base_len = 2 * kChild + bytes;
+		void *m = mmap(nullptr, base_len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return false;
+		base = static_cast<std::uint8_t *>(m);
+		const std::uintptr_t edge = (reinterpret_cast<std::uintptr_t>(base) + kChild) &
+					    ~(kChild - 1);
+		p = base + (edge - reinterpret_cast<std::uintptr_t>(base)) - 2 * kPage;
+		mr = ibv_reg_mr(pd, nullptr, SIZE_MAX, kOdp);
 		return mr != nullptr;
 	}
 
@@ -219,8 +247,8 @@ void caps(ibv_context *ctx)
 				   IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
 
 	check(ibv_query_device_ex(ctx, nullptr, &attr) == 0, "query_device_ex");
-	check(attr.odp_caps.general_caps == IBV_ODP_SUPPORT,
-	      "general_caps: ODP, not implicit (" +
+	check(attr.odp_caps.general_caps == (IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT),
+	      "general_caps: ODP and implicit ODP (" +
 		      std::to_string(attr.odp_caps.general_caps) + ")");
 	check(attr.odp_caps.per_transport_caps.rc_odp_caps == want,
 	      "rc_odp_caps " + std::to_string(attr.odp_caps.per_transport_caps.rc_odp_caps));
@@ -243,9 +271,9 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 
 	// SEND from A's ODP pages into B's ODP receive buffer.
 	fill(oa.p + kOff, kLen, seed);
-	if (how == "dropped") {
+	if (how.ends_with("dropped")) {
 		ob.drop();
-	} else if (how == "invalidated") {
+	} else if (how.ends_with("invalidated")) {
 		oa.invalidate();
 		ob.invalidate();
 	}
@@ -269,9 +297,9 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 
 	// RDMA WRITE from A into B's ODP pages.
 	fill(oa.p + kOff, kLen, seed + 1);
-	if (how == "dropped")
+	if (how.ends_with("dropped"))
 		ob.drop();
-	else if (how == "invalidated")
+	else if (how.ends_with("invalidated"))
 		oa.invalidate(), ob.invalidate();
 	ssge = {oa.addr(kOff), static_cast<std::uint32_t>(kLen), oa.mr->lkey};
 	wr = rdma_wr(IBV_WR_RDMA_WRITE, ssge, ob.addr(kOff), ob.mr->rkey);
@@ -283,9 +311,9 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 
 	// RDMA READ of B's ODP pages into A's ODP pages.
 	fill(ob.p + kOff, kLen, seed + 2);
-	if (how == "dropped")
+	if (how.ends_with("dropped"))
 		oa.drop();
-	else if (how == "invalidated")
+	else if (how.ends_with("invalidated"))
 		oa.invalidate(), ob.invalidate();
 	ssge = {oa.addr(kOff), static_cast<std::uint32_t>(kLen), oa.mr->lkey};
 	wr = rdma_wr(IBV_WR_RDMA_READ, ssge, ob.addr(kOff), ob.mr->rkey);
@@ -298,9 +326,9 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 	const std::size_t at = 2 * kPage + 8;
 	std::uint64_t v = 1000 + seed, got = 0;
 	std::memcpy(ob.p + at, &v, sizeof(v));
-	if (how == "dropped")
+	if (how.ends_with("dropped"))
 		oa.drop();
-	else if (how == "invalidated")
+	else if (how.ends_with("invalidated"))
 		oa.invalidate(), ob.invalidate();
 	ssge = {oa.addr(kPage), 8, oa.mr->lkey};
 	wr = {};
@@ -317,7 +345,7 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 	check(got == v, how + ": fetch-and-add returns the old value");
 	std::memcpy(&got, ob.p + at, sizeof(got));
 	check(got == v + 5, how + ": fetch-and-add adds");
-	if (how != "fresh")
+	if (!how.ends_with("fresh"))
 		ob.invalidate();
 	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
 	wr.wr.atomic.compare_add = v + 5;
@@ -762,6 +790,37 @@ int no_odp(const char *dev)
 	return vmtest::summary();
 }
 
+// Implicit ODP MRs on a pair of their own: every transfer of round() over
+// two children, then a WRITE into a hole (no mapping there) of B's.
+void implicit(const char **argv)
+{
+	vmtest::RcSide a, b;
+	ibv_wc wc{};
+
+	if (!a.setup(argv[1], argv[2], 4096, IBV_ACCESS_LOCAL_WRITE) ||
+	    !b.setup(argv[3], argv[4], 4096, IBV_ACCESS_LOCAL_WRITE) || !connect(a, b)) {
+		check(false, "implicit: pair set up");
+		return;
+	}
+	OdpBuf ia, ib;
+	check(ia.make_implicit(a.pd, kMap) && ib.make_implicit(b.pd, kMap),
+	      "implicit ODP MRs on both ends");
+	if (!ia.mr || !ib.mr)
+		return;
+	check(ia.mr->addr == nullptr && ia.mr->length == SIZE_MAX, "implicit MR: address 0, all");
+	round(a, b, ia, ib, "implicit, fresh", 31);
+	round(a, b, ia, ib, "implicit, dropped", 41);
+	round(a, b, ia, ib, "implicit, invalidated", 51);
+
+	munmap(ib.p + 8 * kPage, 4 * kPage);
+	fill(ia.p, kPage, 61);
+	ibv_sge sge{ia.addr(0), static_cast<std::uint32_t>(kPage), ia.mr->lkey};
+	ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_WRITE, sge, ib.addr(9 * kPage), ib.mr->rkey);
+	const bool posted = post_one(a, wr, wc) == 0;
+	check(posted && wc.status == IBV_WC_REM_ACCESS_ERR,
+	      std::string("implicit: WRITE into a hole of B's: ") + ibv_wc_status_str(wc.status));
+}
+
 int main(int argc, const char **argv)
 {
 	if (argc == 2)
@@ -779,10 +838,6 @@ int main(int argc, const char **argv)
 	if (vmtest::checks != 1 || !a.qp || !b.qp)
 		return 1;
 	caps(a.ctx);
-	ibv_mr *implicit = ibv_reg_mr(a.pd, nullptr, SIZE_MAX, kOdp);
-	check(!implicit && errno == EOPNOTSUPP, "implicit ODP MR: EOPNOTSUPP");
-	if (implicit)
-		ibv_dereg_mr(implicit);
 
 	reg_races(a.pd);
 
@@ -797,6 +852,7 @@ int main(int argc, const char **argv)
 	advise(a, b, oa, ob);
 	unmapped(argv);
 	unmap_in_flight(argv);
+	implicit(argv);
 	ud(argv);
 
 	return vmtest::summary();
