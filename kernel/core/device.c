@@ -208,6 +208,8 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_NP_CNP_SENT] = { .name = "np_cnp_sent" },
 	[SOFTRDMA_CNT_RP_CNP_HANDLED] = { .name = "rp_cnp_handled" },
 	[SOFTRDMA_CNT_RX_UD_ODP_DROPS] = { .name = "rx_ud_odp_drops" },
+	[SOFTRDMA_CNT_ODP_FAULTS] = { .name = "odp_faults" },
+	[SOFTRDMA_CNT_ODP_INVALIDATIONS] = { .name = "odp_invalidations" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);

@@ -82,6 +82,7 @@ struct softrdma_odp_range {
 struct softrdma_odp {
 	struct ib_umem_odp *umem;	/* the MR's; an implicit one's root */
 	struct softrdma_mr *mr;
+	struct softrdma_dev *sdev;
 	struct softrdma_odp_range whole;	/* not implicit: all of it */
 	/* Implicit: the children, by address >> SOFTRDMA_ODP_CHILD_SHIFT. */
 	struct xarray children;
@@ -334,8 +335,9 @@ static void softrdma_odp_fault_work(struct work_struct *work)
 		odp->bad_end = 0;
 	}
 	spin_unlock_irq(&odp->lock);
+	softrdma_count(odp->sdev, SOFTRDMA_CNT_ODP_FAULTS);
 	if (ret)
-		ibdev_dbg(odp->mr->ibmr.device,
+		ibdev_dbg(&odp->sdev->ibdev,
 			  "ODP fault of [%#llx, %#llx) failed: %d\n", start, end,
 			  ret);
 }
@@ -471,8 +473,10 @@ static bool softrdma_odp_invalidate(struct mmu_interval_notifier *mni,
 	smp_mb();
 	start = max_t(u64, ib_umem_start(umem), range->start);
 	end = min_t(u64, ib_umem_end(umem), range->end);
-	if (start < end)
+	if (start < end) {
 		softrdma_odp_unmap(r, start, end);
+		softrdma_count(odp->sdev, SOFTRDMA_CNT_ODP_INVALIDATIONS);
+	}
 	/* A hold that sees the bar gone sees the pages gone. */
 	atomic_dec_return_release(&odp->blocked);
 	mutex_unlock(&umem->umem_mutex);
@@ -559,6 +563,7 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	xa_init(&odp->children);
 	INIT_WORK(&odp->fault_work, softrdma_odp_fault_work);
 	odp->mr = mr;
+	odp->sdev = sdev;
 	mr->odp = odp;
 	mr->type = SOFTRDMA_MR_ODP;
 	mr->iova = iova;

@@ -84,6 +84,8 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_NP_CNP_SENT,	/* RoCE: CNPs sent for them */
 	SOFTRDMA_CNT_RP_CNP_HANDLED,	/* RoCE: CNPs that slowed a QP */
 	SOFTRDMA_CNT_RX_UD_ODP_DROPS,	/* UD: no room to wait for ODP pages */
+	SOFTRDMA_CNT_ODP_FAULTS,	/* ODP: ranges the worker faulted in */
+	SOFTRDMA_CNT_ODP_INVALIDATIONS,	/* ODP: ranges the MMU notifier took */
 	SOFTRDMA_NUM_COUNTERS
 };
 

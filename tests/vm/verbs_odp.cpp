@@ -31,8 +31,10 @@
 //   IBV_WC_LOC_PROT_ERR, and the datagrams after them land;
 // - implicit ODP MRs (the whole address space) on both ends: the same
 //   transfers and atomics over buffers that straddle a 16 MiB boundary
-//   (two of the MR's children), fresh, dropped and invalidated; a WRITE
-//   into a hole of B's address space completes with IBV_WC_REM_ACCESS_ERR.
+//   (two of the MR's children), fresh, dropped and invalidated, the
+//   faults and invalidations counted (odp_faults, odp_invalidations); a
+//   WRITE into a hole of B's address space completes with
+//   IBV_WC_REM_ACCESS_ERR.
 #include <infiniband/verbs.h>
 
 #include <sys/mman.h>
@@ -67,6 +69,16 @@ bool wait_wc(ibv_cq *cq, ibv_wc &wc)
 			return n == 1;
 	}
 	return false;
+}
+
+// A counter of DEV's port 1 (rdma statistic), -1 if it cannot be read.
+long hw_counter(const std::string &dev, const char *name)
+{
+	std::ifstream f("/sys/class/infiniband/" + dev + "/ports/1/hw_counters/" + name);
+	long v = -1;
+
+	f >> v;
+	return v;
 }
 
 constexpr std::size_t kPage = 4096;
@@ -633,14 +645,7 @@ struct UdEnd {
 		return ah != nullptr;
 	}
 
-	[[nodiscard]] long counter(const char *name) const
-	{
-		std::ifstream f("/sys/class/infiniband/" + dev + "/ports/1/hw_counters/" + name);
-		long v = -1;
-
-		f >> v;
-		return v;
-	}
+	[[nodiscard]] long counter(const char *name) const { return hw_counter(dev, name); }
 
 	static constexpr std::uint32_t kUdQkey = 0x11111111;
 };
@@ -808,9 +813,15 @@ void implicit(const char **argv)
 	if (!ia.mr || !ib.mr)
 		return;
 	check(ia.mr->addr == nullptr && ia.mr->length == SIZE_MAX, "implicit MR: address 0, all");
+	const long faults = hw_counter(argv[3], "odp_faults");
+	const long invalidations = hw_counter(argv[3], "odp_invalidations");
 	round(a, b, ia, ib, "implicit, fresh", 31);
 	round(a, b, ia, ib, "implicit, dropped", 41);
 	round(a, b, ia, ib, "implicit, invalidated", 51);
+	check(faults >= 0 && hw_counter(argv[3], "odp_faults") > faults,
+	      "implicit: B's faults counted (odp_faults)");
+	check(invalidations >= 0 && hw_counter(argv[3], "odp_invalidations") > invalidations,
+	      "implicit: B's invalidations counted (odp_invalidations)");
 
 	munmap(ib.p + 8 * kPage, 4 * kPage);
 	fill(ia.p, kPage, 61);
