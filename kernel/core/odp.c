@@ -70,6 +70,7 @@
 struct softrdma_odp_range {
 	struct ib_umem_odp *umem;
 	struct softrdma_odp *odp;
+	u64 start, end;			/* the umem's, in whole pages */
 	/*
 	 * The pages accesses may use, per PAGE_SIZE page from
 	 * ib_umem_start(): HMM pfns, HMM_PFN_VALID (and HMM_PFN_WRITE) while
@@ -83,6 +84,7 @@ struct softrdma_odp {
 	struct ib_umem_odp *umem;	/* the MR's; an implicit one's root */
 	struct softrdma_mr *mr;
 	struct softrdma_dev *sdev;
+	bool implicit;			/* the whole address space */
 	struct softrdma_odp_range whole;	/* not implicit: all of it */
 	/* Implicit: the children, by address >> SOFTRDMA_ODP_CHILD_SHIFT. */
 	struct xarray children;
@@ -110,16 +112,11 @@ struct softrdma_odp {
 	u64 bad_end;
 };
 
-static bool softrdma_odp_implicit(struct softrdma_odp *odp)
-{
-	return odp->umem->is_implicit_odp;
-}
-
 /* The range that maps user virtual address @va, or NULL (no child yet). */
 static struct softrdma_odp_range *softrdma_odp_range(struct softrdma_odp *odp,
 						     u64 va)
 {
-	if (!softrdma_odp_implicit(odp))
+	if (!odp->implicit)
 		return &odp->whole;
 	return xa_load(&odp->children, va >> SOFTRDMA_ODP_CHILD_SHIFT);
 }
@@ -133,7 +130,7 @@ static u64 softrdma_odp_va(struct softrdma_mr *mr, u64 iova)
 /* The index in @r of the page of the user virtual address @va. */
 static size_t softrdma_odp_idx(struct softrdma_odp_range *r, u64 va)
 {
-	return (va - ib_umem_start(r->umem)) >> PAGE_SHIFT;
+	return (va - r->start) >> PAGE_SHIFT;
 }
 
 /* Are the pages of [@start, @end) present (writable, with @write)? */
@@ -149,7 +146,7 @@ static bool softrdma_odp_present(struct softrdma_odp *odp, u64 start,
 		r = softrdma_odp_range(odp, start);
 		if (!r)
 			return false;
-		stop = min_t(u64, end, ib_umem_end(r->umem));
+		stop = min(end, r->end);
 		last = softrdma_odp_idx(r, stop - 1);
 		for (i = softrdma_odp_idx(r, start); i <= last; i++)
 			if ((READ_ONCE(r->pfns[i]) & need) != need)
@@ -192,6 +189,8 @@ static int softrdma_odp_range_init(struct softrdma_odp *odp,
 		return -ENOMEM;
 	r->umem = umem;
 	r->odp = odp;
+	r->start = ib_umem_start(umem);
+	r->end = ib_umem_end(umem);
 	/*
 	 * The notifier runs from the umem's making on: under umem_mutex, it
 	 * finds either no private (and nothing mapped) or the whole range.
@@ -257,13 +256,13 @@ static int softrdma_odp_map(struct softrdma_odp *odp, u64 start, u64 end,
 
 	mutex_lock(&odp->map_lock);
 	for (; start < end; start = stop) {
-		r = softrdma_odp_implicit(odp) ? softrdma_odp_child(odp, start) :
+		r = odp->implicit ? softrdma_odp_child(odp, start) :
 						  &odp->whole;
 		if (IS_ERR(r)) {
 			ret = PTR_ERR(r);
 			break;
 		}
-		stop = min_t(u64, end, ib_umem_end(r->umem));
+		stop = min(end, r->end);
 		ret = softrdma_odp_map_range(r, start, stop, fault);
 		if (ret)
 			break;
@@ -342,34 +341,18 @@ static void softrdma_odp_fault_work(struct work_struct *work)
 			  ret);
 }
 
-/**
- * softrdma_odp_hold - hold the pages of an access to an ODP MR
- * @mr: an ODP MR, found by softrdma_mr_lookup() for this very range
- * @iova: first byte accessed
- * @len: bytes accessed
- * @access: the IB_ACCESS_* flags the access needs
- *
- * Any context. Return: 0 (softrdma_odp_release() ends the hold), -EBUSY
- * (not all present: the fault is queued, try again later) or -EFAULT (the
- * last fault of the range failed).
+/*
+ * softrdma_odp_hold() found pages of [@start, @end) absent: -EFAULT if
+ * their last fault failed, else queue their fault (and what lies ahead)
+ * and return -EBUSY.
  */
-int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
+static noinline int softrdma_odp_hold_slow(struct softrdma_mr *mr, u64 start,
+					   u64 end)
 {
 	struct softrdma_odp *odp = mr->odp;
-	bool write = access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			       IB_ACCESS_REMOTE_ATOMIC);
-	u64 start = softrdma_odp_va(mr, iova), end = start + len;
 	u64 room = mr->umem->address + mr->length - start, ahead;
 	unsigned long flags;
 	int ret = -EBUSY;
-
-	atomic_inc(&odp->users);
-	/* Pairs with the barrier after softrdma_odp_invalidate()'s block. */
-	smp_mb__after_atomic();
-	if (likely(!atomic_read_acquire(&odp->blocked) &&
-		   softrdma_odp_present(odp, start, end, write)))
-		return 0;
-	softrdma_odp_release(mr);
 
 	spin_lock_irqsave(&odp->lock, flags);
 	if (odp->bad_start < end && start < odp->bad_end) {
@@ -381,7 +364,7 @@ int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
 	}
 	ahead = max(end, start + min_t(u64, room, SOFTRDMA_ODP_AHEAD));
 	/* An implicit MR's look ahead makes no child of its own. */
-	if (softrdma_odp_implicit(odp))
+	if (odp->implicit)
 		ahead = max(end, min(ahead, round_up(end,
 						     SOFTRDMA_ODP_CHILD_SIZE)));
 	if (odp->fault_queued) {
@@ -400,6 +383,34 @@ out:
 	return ret;
 }
 
+/**
+ * softrdma_odp_hold - hold the pages of an access to an ODP MR
+ * @mr: an ODP MR, found by softrdma_mr_lookup() for this very range
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ * @access: the IB_ACCESS_* flags the access needs
+ *
+ * Any context. Return: 0 (softrdma_odp_release() ends the hold), -EBUSY
+ * (not all present: the fault is queued, try again later) or -EFAULT (the
+ * last fault of the range failed).
+ */
+int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
+{
+	struct softrdma_odp *odp = mr->odp;
+	bool write = access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			       IB_ACCESS_REMOTE_ATOMIC);
+	u64 start = softrdma_odp_va(mr, iova);
+
+	atomic_inc(&odp->users);
+	/* Pairs with the barrier after softrdma_odp_invalidate()'s block. */
+	smp_mb__after_atomic();
+	if (likely(!atomic_read_acquire(&odp->blocked) &&
+		   softrdma_odp_present(odp, start, start + len, write)))
+		return 0;
+	softrdma_odp_release(mr);
+	return softrdma_odp_hold_slow(mr, start, start + len);
+}
+
 /* The end of a softrdma_odp_hold(). Any context. */
 void softrdma_odp_release(struct softrdma_mr *mr)
 {
@@ -410,27 +421,18 @@ void softrdma_odp_release(struct softrdma_mr *mr)
 		wake_up(&odp->wait);
 }
 
-/*
- * The page of index @idx (from the MR's first page; an implicit MR's from
- * address 0) of a held range of an ODP MR.
- */
-struct page *softrdma_odp_page(struct softrdma_mr *mr, size_t idx)
+/* softrdma_odp_page() of an implicit MR: its child's page. */
+struct page *softrdma_odp_child_page(struct softrdma_mr *mr, size_t idx)
 {
-	struct softrdma_odp *odp = mr->odp;
-	struct softrdma_odp_range *r = &odp->whole;
+	struct softrdma_odp_range *r;
 	unsigned long pfn;
 
-	if (softrdma_odp_implicit(odp)) {
-		/* A hold found the child: children live as long as the MR. */
-		r = xa_load(&odp->children,
-			    idx >> (SOFTRDMA_ODP_CHILD_SHIFT - PAGE_SHIFT));
-		if (WARN_ON_ONCE(!r))
-			return NULL;
-		idx &= SOFTRDMA_ODP_CHILD_PAGES - 1;
-	}
-	pfn = READ_ONCE(r->pfns[idx]);
-
-	/* A hold keeps it: an invalidation waits for the access to end. */
+	/* A hold found the child: children live as long as the MR. */
+	r = xa_load(&mr->odp->children,
+		    idx >> (SOFTRDMA_ODP_CHILD_SHIFT - PAGE_SHIFT));
+	if (WARN_ON_ONCE(!r))
+		return NULL;
+	pfn = READ_ONCE(r->pfns[idx & (SOFTRDMA_ODP_CHILD_PAGES - 1)]);
 	if (WARN_ON_ONCE(!(pfn & HMM_PFN_VALID)))
 		return NULL;
 	return hmm_pfn_to_page(pfn);
@@ -494,7 +496,7 @@ static void softrdma_odp_free(struct softrdma_odp *odp)
 	struct mm_struct *mm;
 	unsigned long idx;
 
-	if (!softrdma_odp_implicit(odp)) {
+	if (!odp->implicit) {
 		softrdma_odp_range_free(&odp->whole);
 		kfree(odp);
 		return;
@@ -564,6 +566,7 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	INIT_WORK(&odp->fault_work, softrdma_odp_fault_work);
 	odp->mr = mr;
 	odp->sdev = sdev;
+	odp->implicit = implicit;
 	mr->odp = odp;
 	mr->type = SOFTRDMA_MR_ODP;
 	mr->iova = iova;
@@ -593,6 +596,8 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 		}
 	}
 	mr->umem = &umem->umem;
+	if (!implicit)
+		mr->odp_pfns = odp->whole.pfns;
 	mr->page_offset = ib_umem_offset(mr->umem);
 	ret = softrdma_mr_keys(sdev, mr);
 	if (ret) {
@@ -616,6 +621,7 @@ void softrdma_odp_dereg(struct softrdma_mr *mr)
 	cancel_work_sync(&mr->odp->fault_work);
 	softrdma_odp_free(mr->odp);
 	mr->odp = NULL;
+	mr->odp_pfns = NULL;
 	mr->umem = NULL;
 }
 
@@ -710,7 +716,7 @@ void softrdma_odp_release(struct softrdma_mr *mr)
 {
 }
 
-struct page *softrdma_odp_page(struct softrdma_mr *mr, size_t idx)
+struct page *softrdma_odp_child_page(struct softrdma_mr *mr, size_t idx)
 {
 	return NULL;
 }

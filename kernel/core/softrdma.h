@@ -301,6 +301,8 @@ struct softrdma_mr {
 	struct softrdma_frmr fr;
 	struct ib_umem *umem;
 	struct softrdma_odp *odp;	/* SOFTRDMA_MR_ODP: odp.c */
+	/* Not implicit: its page table (HMM pfns), read by accesses. */
+	unsigned long *odp_pfns;
 	struct page **pages;		/* the pinned pages of umem */
 	size_t npages;
 	unsigned int page_offset;	/* of iova in pages[0] */
@@ -667,12 +669,34 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 void softrdma_odp_dereg(struct softrdma_mr *mr);
 int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access);
 void softrdma_odp_release(struct softrdma_mr *mr);
-struct page *softrdma_odp_page(struct softrdma_mr *mr, size_t idx);
+struct page *softrdma_odp_child_page(struct softrdma_mr *mr, size_t idx);
 void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr);
 int softrdma_advise_mr(struct ib_pd *ibpd,
 		       enum ib_uverbs_advise_mr_advice advice, u32 flags,
 		       struct ib_sge *sg_list, u32 num_sge,
 		       struct uverbs_attr_bundle *attrs);
+
+/*
+ * The page of index @idx (from the MR's first page; an implicit MR's from
+ * address 0) of a range of an ODP MR softrdma_odp_hold() holds.
+ */
+static inline struct page *softrdma_odp_page(struct softrdma_mr *mr,
+					     size_t idx)
+{
+#if SOFTRDMA_ODP
+	unsigned long pfn;
+
+	if (!mr->odp_pfns)
+		return softrdma_odp_child_page(mr, idx);
+	pfn = READ_ONCE(mr->odp_pfns[idx]);
+	/* A hold keeps it: an invalidation waits for the access to end. */
+	if (WARN_ON_ONCE(!(pfn & HMM_PFN_VALID)))
+		return NULL;
+	return hmm_pfn_to_page(pfn);
+#else
+	return NULL;
+#endif
+}
 
 /* mw.c */
 int softrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
