@@ -303,10 +303,18 @@ static int softrdma_flush_rq(struct softrdma_qp *qp)
 	int used;
 
 	/*
-	 * An SRQ's WQEs belong to no QP: they stay for the others. A QP
-	 * without a receive CQ (XRC) takes no receives.
+	 * A receive the QP took from an SRQ for a message still arriving is
+	 * the QP's now (it is in no ring any more): it completes here,
+	 * flushed. The SRQ's other WQEs belong to no QP: they stay for the
+	 * others. A QP without a receive CQ (XRC INI) takes no receives.
 	 */
-	if (qp->ibqp.srq || !qp->rcq)
+	if (qp->resp.in_recv && softrdma_qp_srq(qp)) {
+		memset(&cqe, 0, sizeof(cqe));
+		cqe.status = IB_WC_WR_FLUSH_ERR;
+		cqe.opcode = IB_WC_RECV;
+		softrdma_recv_complete(qp, &cqe, false);
+	}
+	if (softrdma_qp_srq(qp) || !qp->rcq)
 		return 0;
 
 	/* Acquire pairs with the provider's release of its WQEs. */
