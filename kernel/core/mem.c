@@ -141,6 +141,27 @@ void softrdma_mr_put(struct softrdma_mr *mr)
 	softrdma_mr_unref(mr);
 }
 
+/*
+ * May @key (which found @mr) give @pd an access to @len bytes of it at
+ * @iova with @access? 0, or -ENOENT (wrong PD, or the key is not the MR's
+ * now), -EACCES or -ERANGE as softrdma_mr_lookup() says.
+ */
+static int softrdma_mr_check(struct softrdma_mr *mr, struct ib_pd *pd,
+			     u32 key, u64 iova, u64 len, int access)
+{
+	if (mr->ibmr.pd != pd || !softrdma_mr_key_ok(mr, key))
+		return -ENOENT;
+	if ((mr->access & access) != access)
+		return -EACCES;
+	if (iova < mr->iova || len > mr->length ||
+	    iova - mr->iova > mr->length - len)
+		return -ERANGE;
+	/* A DMA MR spans all addresses: only real kernel memory will do. */
+	if (mr->type == SOFTRDMA_MR_DMA && !softrdma_kva_ok(iova, len))
+		return -ERANGE;
+	return 0;
+}
+
 /**
  * softrdma_mr_lookup - find the MR a key names and check an access to it
  * @sdev: the device
@@ -164,32 +185,18 @@ struct softrdma_mr *softrdma_mr_lookup(struct softrdma_dev *sdev,
 
 	rcu_read_lock();
 	mr = softrdma_key_mr(softrdma_key_load(sdev, key));
-	if (!mr || mr->ibmr.pd != pd || !softrdma_mr_key_ok(mr, key) ||
-	    !refcount_inc_not_zero(&mr->refs)) {
+	if (!mr || !refcount_inc_not_zero(&mr->refs)) {
 		rcu_read_unlock();
 		*err = -ENOENT;
 		return NULL;
 	}
 	rcu_read_unlock();
-	if ((mr->access & access) != access) {
-		*err = -EACCES;
-		goto out_put;
-	}
-	if (iova < mr->iova || len > mr->length ||
-	    iova - mr->iova > mr->length - len) {
-		*err = -ERANGE;
-		goto out_put;
-	}
-	/* A DMA MR spans all addresses: only real kernel memory will do. */
-	if (mr->type == SOFTRDMA_MR_DMA && !softrdma_kva_ok(iova, len)) {
-		*err = -ERANGE;
-		goto out_put;
+	*err = softrdma_mr_check(mr, pd, key, iova, len, access);
+	if (*err) {
+		softrdma_mr_unref(mr);
+		return NULL;
 	}
 	return mr;
-
-out_put:
-	softrdma_mr_unref(mr);
-	return NULL;
 }
 
 /**
@@ -225,6 +232,129 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 		}
 	}
 	return mr;
+}
+
+/* Let the MR the responder keeps go. qp->lock held (or the QP is gone). */
+void softrdma_resp_mr_drop(struct softrdma_qp *qp)
+{
+	struct softrdma_mr *mr = qp->resp.mr;
+
+	if (!mr)
+		return;
+	qp->resp.mr = NULL;
+	atomic_dec(&mr->resp_kept);
+	softrdma_mr_unref(mr);
+}
+
+/*
+ * Keep @mr, which @key found (the caller holds a reference), for the
+ * responder's requests to come. A window's key finds its MR: that is not
+ * kept (the window's own checks would be skipped). qp->lock held.
+ */
+static void softrdma_resp_mr_keep(struct softrdma_qp *qp,
+				  struct softrdma_mr *mr, u32 key)
+{
+	if (!softrdma_mr_key_ok(mr, key))
+		return;
+	if (qp->resp.mr == mr) {
+		qp->resp.mr_key = key;
+		return;
+	}
+	softrdma_resp_mr_drop(qp);
+	atomic_inc(&mr->resp_kept);
+	/*
+	 * Pairs with softrdma_mr_evict(): either it sees the count and looks
+	 * at this QP (under qp->lock, after us), or we see the MR dying.
+	 */
+	smp_mb__after_atomic();
+	if (READ_ONCE(mr->dying)) {
+		atomic_dec(&mr->resp_kept);
+		return;
+	}
+	refcount_inc(&mr->refs);
+	qp->resp.mr = mr;
+	qp->resp.mr_key = key;
+}
+
+/**
+ * softrdma_resp_mr_get - softrdma_mr_get() (@remote: softrdma_rkey_get())
+ *	for a responder placing a request's payload
+ * @qp: the QP; qp->lock held
+ * @key: lkey of the receive's SGE, or the request's rkey
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ * @access: IB_ACCESS_* flags the access needs
+ * @remote: @key is an rkey (a window's too)
+ * @err: as softrdma_mr_get() sets it
+ *
+ * The MR a key finds is kept (qp->resp.mr) until another key is named,
+ * the QP leaves the receiving states or it is deregistered
+ * (softrdma_mr_evict()): a message's later packets, and the messages
+ * after it into the same MR, are checked against it without the key
+ * table.
+ *
+ * Return: the MR with a reference held (softrdma_mr_put()), or NULL.
+ */
+struct softrdma_mr *softrdma_resp_mr_get(struct softrdma_qp *qp, u32 key,
+					 u64 iova, u64 len, int access,
+					 bool remote, int *err)
+{
+	struct softrdma_mr *mr = qp->resp.mr;
+
+	if (mr && qp->resp.mr_key == key) {
+		*err = softrdma_mr_check(mr, qp->pd, key, iova, len, access);
+		if (*err)
+			return NULL;
+		refcount_inc(&mr->refs);
+	} else {
+		mr = softrdma_mr_lookup(qp->sdev, qp->pd, key, iova, len,
+					access, err);
+		if (!mr && remote && *err == -ENOENT)
+			return softrdma_mw_get_mr(qp, key, iova, len, access,
+						  err);
+		if (!mr)
+			return NULL;
+		softrdma_resp_mr_keep(qp, mr, key);
+	}
+	if (mr->type == SOFTRDMA_MR_ODP) {
+		*err = softrdma_odp_hold(mr, iova, len, access);
+		if (*err) {
+			softrdma_mr_unref(mr);
+			return NULL;
+		}
+	}
+	return mr;
+}
+
+/**
+ * softrdma_mr_evict - no responder may keep @mr from now on
+ * @sdev: its device
+ * @mr: an MR being deregistered, its key gone from the key table
+ *
+ * Those that keep it (softrdma_resp_mr_keep()) let it go, so that its
+ * deregistration does not wait for their next request.
+ */
+void softrdma_mr_evict(struct softrdma_dev *sdev, struct softrdma_mr *mr)
+{
+	struct softrdma_qp *qp;
+	unsigned long idx;
+
+	WRITE_ONCE(mr->dying, true);
+	/* Pairs with the barrier in softrdma_resp_mr_keep(). */
+	smp_mb();
+	if (!atomic_read(&mr->resp_kept))
+		return;
+	rcu_read_lock();
+	xa_for_each(&sdev->qps, idx, qp) {
+		if (!refcount_inc_not_zero(&qp->refs))
+			continue;	/* being destroyed: it lets go itself */
+		spin_lock_bh(&qp->lock);
+		if (qp->resp.mr == mr)
+			softrdma_resp_mr_drop(qp);
+		spin_unlock_bh(&qp->lock);
+		softrdma_qp_put(qp);
+	}
+	rcu_read_unlock();
 }
 
 /**
@@ -411,14 +541,15 @@ int softrdma_mr_atomic(struct softrdma_mr *mr, u64 iova,
 
 /*
  * Copy @len bytes at byte @off of the scatter list @sge to or from @buf,
- * checking each MR for @access; with @crc, summing them as
+ * checking each MR for @access (@keep: through the responder's kept MR,
+ * softrdma_resp_mr_get()); with @crc, summing them as
  * softrdma_mr_copy_crc(). Return: 0, -EINVAL past the list's end, or
  * softrdma_mr_get()'s error.
  */
 static int softrdma_sge_xfer(struct softrdma_qp *qp,
 			     const struct softrdma_sge *sge, u32 nsge, u64 off,
 			     void *buf, u32 len, bool to_mr, int access,
-			     u32 *crc)
+			     u32 *crc, bool keep)
 {
 	u8 *p = buf;
 	u32 i;
@@ -433,8 +564,13 @@ static int softrdma_sge_xfer(struct softrdma_qp *qp,
 			continue;
 		}
 		n = min_t(u64, len, sge[i].length - off);
-		mr = softrdma_mr_get(qp->sdev, qp->pd, sge[i].lkey,
-				     sge[i].addr + off, n, access, &err);
+		if (keep)
+			mr = softrdma_resp_mr_get(qp, sge[i].lkey,
+						  sge[i].addr + off, n, access,
+						  false, &err);
+		else
+			mr = softrdma_mr_get(qp->sdev, qp->pd, sge[i].lkey,
+					     sge[i].addr + off, n, access, &err);
 		if (!mr)
 			return err;
 		softrdma_mr_xfer(mr, sge[i].addr + off, p, n, to_mr, crc);
@@ -451,14 +587,23 @@ int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
 		      int access)
 {
 	return softrdma_sge_xfer(qp, sge, nsge, off, buf, len, to_mr, access,
-				 NULL);
+				 NULL, false);
 }
 
-/* Into the scatter list, summing as softrdma_mr_copy_crc() does. */
-int softrdma_sge_copy_crc(struct softrdma_qp *qp,
-			  const struct softrdma_sge *sge, u32 nsge, u64 off,
-			  const void *buf, u32 len, int access, u32 *crc)
+/**
+ * softrdma_resp_recv_copy - place a SEND's bytes in the receive in hand
+ * @qp: the QP (qp->resp: its WQE, and how far it is filled); qp->lock held
+ * @buf: the bytes
+ * @len: how many, from qp->resp.roff on
+ * @crc: NULL, or the ICRC to go on with over them (softrdma_mr_copy_crc())
+ *
+ * Through the responder's kept MR (softrdma_resp_mr_get()).
+ * Return: as softrdma_sge_copy().
+ */
+int softrdma_resp_recv_copy(struct softrdma_qp *qp, const void *buf, u32 len,
+			    u32 *crc)
 {
-	return softrdma_sge_xfer(qp, sge, nsge, off, (void *)buf, len, true,
-				 access, crc);
+	return softrdma_sge_xfer(qp, qp->resp.rsge, qp->resp.rwqe.num_sge,
+				 qp->resp.roff, (void *)buf, len, true,
+				 IB_ACCESS_LOCAL_WRITE, crc, true);
 }

@@ -282,6 +282,8 @@ int softrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	softrdma_qp_put(qp);
 	wait_for_completion(&qp->released);
+	/* Nothing else can reach the QP: no lock to take. */
+	softrdma_resp_mr_drop(qp);
 	qp->transport->qp_cleanup(qp);
 	softrdma_ring_free(&qp->rq);
 	softrdma_ring_free(&qp->sq);
@@ -626,6 +628,8 @@ int softrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if ((next == IB_QPS_RESET || next == IB_QPS_ERR) &&
 	    qp->transport->qp_stop)
 		qp->transport->qp_stop(qp);
+	if (next == IB_QPS_RESET || next == IB_QPS_ERR)
+		softrdma_resp_mr_drop(qp);
 	if (next == IB_QPS_RESET) {
 		softrdma_qp_reset_rings(qp);
 		softrdma_ring_clear_flag(&qp->rq, SOFTRDMA_RING_NEED_KICK);
@@ -798,6 +802,7 @@ void softrdma_qp_enter_err(struct softrdma_qp *qp)
 	qp->req.send_idx = READ_ONCE(qp->sq.hdr->consumer);
 	qp->req.comp_idx = qp->req.send_idx;
 	qp->resp.in_recv = false;
+	softrdma_resp_mr_drop(qp);
 }
 
 /*

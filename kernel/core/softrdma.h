@@ -238,6 +238,14 @@ struct softrdma_qp {
 		u32 roff;		/* bytes of it placed */
 		struct softrdma_recv_wqe rwqe;
 		struct softrdma_sge rsge[SOFTRDMA_MAX_SGE];
+		/*
+		 * The MR the last request placed in went through, kept
+		 * with a reference, and the key that named it: the
+		 * packets and messages after it that name the same key
+		 * skip the key table (softrdma_resp_mr_get()).
+		 */
+		struct softrdma_mr *mr;
+		u32 mr_key;
 	} resp;
 	struct softrdma_qp_attrs attrs;
 	struct list_head poll_node;	/* on the poller's list */
@@ -313,6 +321,11 @@ struct softrdma_mr {
 	u64 length;
 	int access;
 	atomic_t num_mws;		/* memory windows bound to it */
+	/* QPs that keep it for their responder (qp->resp.mr), and whether
+	 * deregistration has begun (none may keep it from then on).
+	 */
+	atomic_t resp_kept;
+	bool dying;
 };
 
 /*
@@ -642,9 +655,13 @@ u32 softrdma_mr_pages(struct softrdma_mr *mr, u64 iova, u32 len,
 int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,
 		      u32 nsge, u64 off, void *buf, u32 len, bool to_mr,
 		      int access);
-int softrdma_sge_copy_crc(struct softrdma_qp *qp,
-			  const struct softrdma_sge *sge, u32 nsge, u64 off,
-			  const void *buf, u32 len, int access, u32 *crc);
+int softrdma_resp_recv_copy(struct softrdma_qp *qp, const void *buf, u32 len,
+			    u32 *crc);
+struct softrdma_mr *softrdma_resp_mr_get(struct softrdma_qp *qp, u32 key,
+					 u64 iova, u64 len, int access,
+					 bool remote, int *err);
+void softrdma_resp_mr_drop(struct softrdma_qp *qp);
+void softrdma_mr_evict(struct softrdma_dev *sdev, struct softrdma_mr *mr);
 /* The 8-byte operations on MR memory (softrdma_mr_atomic()). */
 enum softrdma_mr_atomic_op {
 	SOFTRDMA_MR_FETCH_ADD,

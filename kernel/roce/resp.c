@@ -410,8 +410,8 @@ static int softrdma_resp_write_put(struct softrdma_qp *qp, u8 *p, u32 paylen,
 	int err;
 
 	if (paylen) {
-		mr = softrdma_rkey_get(qp, rqp->resp.wrkey, va, paylen,
-				       IB_ACCESS_REMOTE_WRITE, &err);
+		mr = softrdma_resp_mr_get(qp, rqp->resp.wrkey, va, paylen,
+					  IB_ACCESS_REMOTE_WRITE, true, &err);
 		if (!mr)
 			return err;
 		if (crc)
@@ -503,18 +503,8 @@ static int softrdma_resp_place(struct softrdma_qp *qp, struct sk_buff *skb,
 	int err = 0;
 
 	for (;;) {
-		if (send && n && crc) {
-			err = softrdma_sge_copy_crc(qp, qp->resp.rsge,
-						    qp->resp.rwqe.num_sge,
-						    qp->resp.roff, p, n,
-						    IB_ACCESS_LOCAL_WRITE, crc);
-			if (!err)
-				qp->resp.roff += n;
-		} else if (send && n) {
-			err = softrdma_sge_copy(qp, qp->resp.rsge,
-						qp->resp.rwqe.num_sge,
-						qp->resp.roff, p, n, true,
-						IB_ACCESS_LOCAL_WRITE);
+		if (send && n) {
+			err = softrdma_resp_recv_copy(qp, p, n, crc);
 			if (!err)
 				qp->resp.roff += n;
 		} else if (n) {

@@ -54,10 +54,7 @@ static bool softrdma_uc_send(struct softrdma_qp *qp, bool first, bool last,
 		qp->resp.roff = 0;
 		rqp->resp.in_send = true;
 	}
-	if (paylen && softrdma_sge_copy(qp, qp->resp.rsge,
-					qp->resp.rwqe.num_sge, qp->resp.roff,
-					p, paylen, true,
-					IB_ACCESS_LOCAL_WRITE))
+	if (paylen && softrdma_resp_recv_copy(qp, p, paylen, NULL))
 		return false;	/* longer than the receive WQE */
 	qp->resp.roff += paylen;
 	if (last) {

@@ -2,8 +2,11 @@
 // verbs_rc DEV_A GID_A DEV_B GID_B [OPTION...]
 //
 // Two RC QPs, one on each device, connected to each other over RoCEv2.
-// Every transfer's bytes are compared where they arrive; the last check
-// provokes a remote access error and checks its status on both sides.
+// Every transfer's bytes are compared where they arrive. WRITEs then go
+// to two MRs of B's in turn, and one is deregistered with the QPs up
+// (softrdma's responder keeps the MR a key last found: deregistration must
+// not wait for it). The last check provokes a remote access error and
+// checks its status on both sides.
 //
 // Options (for lossy links and MTU tests):
 //   --mtu N        path MTU: 256, 512, 1024 (default), 2048 or 4096
@@ -940,6 +943,52 @@ void uc_run(Side &a, Side &b)
 	check(lossy ? arrived > 0 : arrived == total, "UC messages arrived");
 }
 
+// B's responder keeps the MR a key found for the requests after it
+// (softrdma): WRITEs into a second MR of B's and back into the first land
+// where their keys say; the second MR is deregistered while the QPs stay
+// up, which must not wait for another request to it; the first works on.
+void kept_mr(Side &a, Side &b)
+{
+	std::vector<std::uint8_t> other(8192);
+	ibv_mr *mr2 = ibv_reg_mr(b.pd, other.data(), other.size(),
+				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	ibv_wc wc{};
+
+	check(mr2 != nullptr, "a second MR on B");
+	if (!mr2)
+		return;
+	for (int i = 0; i < 4 && !vmtest::failures; ++i) {
+		const bool second = i % 2 == 0;
+		std::uint8_t *dst = second ? other.data() + 100 : b.buf.data() + 2000;
+		const std::string n = "WRITE " + std::to_string(i) + " into B's " +
+				      (second ? "second" : "first") + " MR";
+
+		fill(a.buf, 0, 3000, static_cast<std::uint8_t>(90 + i));
+		std::memset(dst, 0, 3000);
+		check(post_send(a, IBV_WR_RDMA_WRITE, 900 + i, 0, 3000,
+				reinterpret_cast<std::uintptr_t>(dst),
+				second ? mr2->rkey : b.mr->rkey),
+		      "post " + n);
+		check(wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 900U + i,
+		      n + " completes: " + ibv_wc_status_str(wc.status));
+		check(std::memcmp(a.buf.data(), dst, 3000) == 0, n + ": its bytes land there");
+	}
+	// The last WRITE went to the first MR: make the second the kept one.
+	fill(a.buf, 0, 100, 99);
+	check(post_send(a, IBV_WR_RDMA_WRITE, 910, 0, 100,
+			reinterpret_cast<std::uintptr_t>(other.data()), mr2->rkey) &&
+		      wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS &&
+		      std::memcmp(a.buf.data(), other.data(), 100) == 0,
+	      "a WRITE into the second MR again");
+	check(ibv_dereg_mr(mr2) == 0, "B deregisters the MR its responder keeps");
+	fill(a.buf, 0, 3000, 98);
+	check(post_send(a, IBV_WR_RDMA_WRITE, 911, 0, 3000,
+			reinterpret_cast<std::uintptr_t>(b.buf.data() + 2000), b.mr->rkey) &&
+		      wait_wc(a, wc) && wc.status == IBV_WC_SUCCESS &&
+		      std::memcmp(a.buf.data(), b.buf.data() + 2000, 3000) == 0,
+	      "a WRITE into the first MR after it");
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -1092,6 +1141,8 @@ int main(int argc, char **argv)
 
 	if (opt.wr)
 		wr_checks(a, b);
+
+	kept_mr(a, b);
 
 	// A WRITE beyond the remote MR: remote access error; both QPs fail.
 	if (opt.err_check) {
