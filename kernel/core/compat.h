@@ -144,6 +144,16 @@ static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
 #define SOFTRDMA_ODP	1
 #include <linux/hmm.h>
 
+/*
+ * The ODP caps for RDMA FLUSH and ATOMIC WRITE have their names from 6.15
+ * on; before, query_device_ex passes the transport caps' bits on as they
+ * are, and the bits are the uverbs ABI's (IB_UVERBS_ODP_SUPPORT_*).
+ */
+#ifndef SOFTRDMA_HAVE_ODP_FLUSH
+#define IB_ODP_SUPPORT_FLUSH		BIT(6)
+#define IB_ODP_SUPPORT_ATOMIC_WRITE	BIT(7)
+#endif
+
 #ifdef SOFTRDMA_HAVE_HMM_DMA_MAP
 /* The access mask ib_umem_odp_map_dma_and_lock() takes. */
 static inline u64 compat_odp_access(bool write)

@@ -32,6 +32,8 @@ ccflags-y += $(call softrdma_probe,IB_UMEM_GET_VA,rdma/ib_umem.h,\
 ccflags-y += $(call softrdma_probe,HMM_DMA_MAP,rdma/ib_umem_odp.h,\
 	struct hmm_dma_map map;)
 ccflags-y += $(call softrdma_probe,IB_DMAH,rdma/ib_verbs.h,struct ib_dmah \{)
+# ODP caps for RDMA FLUSH and ATOMIC WRITE (6.15 on).
+ccflags-y += $(call softrdma_probe,ODP_FLUSH,rdma/ib_verbs.h,\<IB_ODP_SUPPORT_FLUSH\>)
 ccflags-y += $(call softrdma_probe,SYSTEM_DFL_WQ,linux/workqueue.h,\
 	\<system_dfl_wq\>)
 ccflags-y += $(call softrdma_probe,IB_FLUSH,rdma/ib_verbs.h,\<IB_WR_FLUSH\>)

@@ -630,7 +630,8 @@ void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr)
 {
 	u32 caps = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
 		   IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
-		   IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+		   IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV |
+		   IB_ODP_SUPPORT_FLUSH | IB_ODP_SUPPORT_ATOMIC_WRITE;
 
 	if (!sdev->transport->odp)
 		return;

@@ -4,7 +4,8 @@
 //
 // On-demand paging between two RC QPs (A and B), every byte checked:
 // - the device reports ODP for RC and XRC (SEND, RECV, WRITE, READ,
-//   ATOMIC, SRQ_RECV) and UD (SEND, RECV), and implicit ODP;
+//   ATOMIC, SRQ_RECV, FLUSH, ATOMIC_WRITE) and UD (SEND, RECV), and
+//   implicit ODP;
 // - ODP MRs over fresh anonymous memory (no page present): SEND into an
 //   ODP receive buffer from an ODP buffer, RDMA WRITE into and RDMA READ
 //   from ODP memory (READ into ODP memory too), fetch-and-add and
@@ -254,9 +255,14 @@ bool connect_slow(vmtest::RcSide &a, vmtest::RcSide &b)
 void caps(ibv_context *ctx)
 {
 	ibv_device_attr_ex attr{};
+	// rdma-core 56 has no names for these two: IBV_ODP_SUPPORT_FLUSH
+	// and IBV_ODP_SUPPORT_ATOMIC_WRITE.
+	constexpr std::uint32_t kOdpFlush = 1U << 6;
+	constexpr std::uint32_t kOdpAtomicWrite = 1U << 7;
 	const std::uint32_t want = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
 				   IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
-				   IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
+				   IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV |
+				   kOdpFlush | kOdpAtomicWrite;
 
 	check(ibv_query_device_ex(ctx, nullptr, &attr) == 0, "query_device_ex");
 	check(attr.odp_caps.general_caps == (IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT),

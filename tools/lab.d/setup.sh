@@ -174,14 +174,16 @@ rdma_core_source() {
 
 # The sid root ($SID_ROOT, lib.sh): a second, smaller guest root with
 # rdma-core 65's libibverbs, for the provider built against it
-# (build/user-65), and sid's gcc-16 with its 7.2 kernel headers. It boots
-# the stock kernel, whose modules it gets from the lab root. Its own
-# stages and stamps (sid-*); they change nothing the stages above made.
+# (build/user-65), and its pyverbs (for 65's own tests), and sid's gcc-16
+# with its 7.2 kernel headers. It boots the stock kernel, whose modules
+# it gets from the lab root. Its own stages and stamps (sid-*); they
+# change nothing the stages above made.
 SID_KVER=7.2.13+deb14
 SID_PKGS="libibverbs1 ibverbs-providers ibverbs-utils rdmacm-utils perftest \
 libibverbs-dev librdmacm-dev iproute2 kmod procps ethtool hostname \
 cmake ninja-build make pkg-config python3 gcc g++ gcc-16 libnl-3-dev \
-libnl-route-3-dev libudev-dev libsystemd-dev linux-headers-$SID_KVER-amd64"
+libnl-route-3-dev libudev-dev libsystemd-dev linux-headers-$SID_KVER-amd64 \
+python3-pyverbs"
 
 sid_debootstrap() {
 	rm -rf "$SID_ROOT" "$SID_ROOT.tmp"
