@@ -30,8 +30,10 @@
 #include <asm/fpu/api.h>
 #include <asm/simd.h>
 
-/* The folds' least; below it, the library (and memcpy()). */
-#define SOFTRDMA_CRC_FOLD_MIN	64
+/*
+ * The fold's least: a lane. Below it, the library (and memcpy()).
+ */
+#define SOFTRDMA_CRC_FOLD_MIN	16
 
 /* Set at module load, before any device exists. */
 static bool softrdma_crc_fold_on __read_mostly;
@@ -39,7 +41,8 @@ static bool softrdma_crc_fold_on __read_mostly;
 static bool softrdma_crc_fold_cpu(void)
 {
 	return boot_cpu_has(X86_FEATURE_PCLMULQDQ) &&
-	       boot_cpu_has(X86_FEATURE_XMM2);
+	       boot_cpu_has(X86_FEATURE_XMM2) &&
+	       boot_cpu_has(X86_FEATURE_SSSE3);
 }
 
 /*
@@ -54,17 +57,13 @@ static bool softrdma_crc_fold_cpu(void)
  */
 u32 softrdma_crc32_by_fold(u32 crc, void *dst, const void *src, size_t len)
 {
-	size_t n = len & ~(size_t)15;
-
 	kernel_fpu_begin();
 	if (dst)
 		crc = softrdma_crc32_fold_copy(crc, dst, src, len);
 	else
 		crc = softrdma_crc32_fold(crc, NULL, src, len);
 	kernel_fpu_end();
-	if (dst)
-		memcpy(dst + n, src + n, len - n);
-	return crc32_le(crc, src + n, len - n);
+	return crc;
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_by_fold);
 

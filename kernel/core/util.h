@@ -33,7 +33,7 @@ u32 softrdma_crc32_copy(u32 crc, void *dst, const void *src, size_t len);
 void softrdma_crc_init(void);
 void softrdma_crc_exit(void);
 #ifdef CONFIG_X86_64
-/* crc_x86.S: the caller holds the FPU, @len >= 64 (see there). */
+/* crc_x86.S: the caller holds the FPU, @len >= 16 (see there). */
 u32 softrdma_crc32_fold(u32 crc, u8 *dst, const u8 *src, size_t len);
 u32 softrdma_crc32_fold_copy(u32 crc, u8 *dst, const u8 *src, size_t len);
 bool softrdma_crc32_fold_there(void);

@@ -645,7 +645,7 @@ static void crc32_fast_test(struct kunit *test)
 /* The PCLMULQDQ fold itself, whether or not the module chose it. */
 static u32 crc32_fold_only(u32 crc, const void *p, size_t len)
 {
-	if (len < 64)
+	if (len < 16)
 		return crc32_le(crc, p, len);
 	return softrdma_crc32_by_fold(crc, NULL, p, len);
 }
@@ -660,7 +660,7 @@ static void crc32_fold_test(struct kunit *test)
 static u32 crc32_fold_copy_only(u32 crc, void *dst, const void *src,
 				size_t len)
 {
-	if (len < 64) {
+	if (len < 16) {
 		memcpy(dst, src, len);
 		return crc32_le(crc, src, len);
 	}
