@@ -30,9 +30,7 @@
 #include <asm/fpu/api.h>
 #include <asm/simd.h>
 
-/*
- * The fold's least: a lane. Below it, the library (and memcpy()).
- */
+/* The fold's least: a lane. Below it, the library (and memcpy()). */
 #define SOFTRDMA_CRC_FOLD_MIN	16
 
 /* Set at module load, before any device exists. */
@@ -74,11 +72,69 @@ bool softrdma_crc32_fold_there(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_fold_there);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * KUnit's: use the fold (if the CPU has it) or not, whatever the trial
+ * chose, so that both ways are tried. Return: the way before.
+ */
+bool softrdma_crc32_fold_use(bool on)
+{
+	bool was = softrdma_crc_fold_on;
+
+	WRITE_ONCE(softrdma_crc_fold_on, on && softrdma_crc_fold_cpu());
+	return was;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_fold_use);
+#endif
+
 static bool softrdma_crc_fold_now(size_t len)
 {
 	return softrdma_crc_fold_on && len >= SOFTRDMA_CRC_FOLD_MIN &&
 	       may_use_simd();
 }
+
+/**
+ * softrdma_crc32_begin - hold the FPU for a run of CRCs
+ *
+ * A packet's ICRC is a few pieces (its masked headers, its payload, the
+ * payloads of a train's every packet): one kernel_fpu_begin() for them
+ * all rather than one a piece. No sleeping, and no softirq, until
+ * softrdma_crc32_end().
+ *
+ * Return: whether the fold is in use here and now, the FPU held: what
+ * softrdma_crc32_in() and softrdma_crc32_end() are then given.
+ */
+bool softrdma_crc32_begin(void)
+{
+	if (!softrdma_crc_fold_on || !may_use_simd())
+		return false;
+	kernel_fpu_begin();
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_begin);
+
+/**
+ * softrdma_crc32_in - softrdma_crc32() inside softrdma_crc32_begin()
+ * @held: what softrdma_crc32_begin() returned
+ * @crc: the seed
+ * @p: the bytes
+ * @len: how many
+ */
+u32 softrdma_crc32_in(bool held, u32 crc, const void *p, size_t len)
+{
+	if (held && len >= SOFTRDMA_CRC_FOLD_MIN)
+		return softrdma_crc32_fold(crc, NULL, p, len);
+	return crc32_le(crc, p, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_in);
+
+/* softrdma_crc32_end - let go of what softrdma_crc32_begin() held */
+void softrdma_crc32_end(bool held)
+{
+	if (held)
+		kernel_fpu_end();
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_end);
 
 static u32 softrdma_crc32_fold_trial(const void *ctx, u32 crc, const void *p,
 				     size_t len)
@@ -115,6 +171,23 @@ static u32 softrdma_crc32_by_fold(u32 crc, void *dst, const void *src,
 static void softrdma_crc32_choose(void)
 {
 }
+
+bool softrdma_crc32_begin(void)
+{
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_begin);
+
+u32 softrdma_crc32_in(bool held, u32 crc, const void *p, size_t len)
+{
+	return crc32_le(crc, p, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_in);
+
+void softrdma_crc32_end(bool held)
+{
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_end);
 #endif
 
 /*

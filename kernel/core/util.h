@@ -30,6 +30,9 @@ int softrdma_crc_trial(const char *what, const char *name,
 		       softrdma_crc_fn lib);
 u32 softrdma_crc32(u32 crc, const void *p, size_t len);
 u32 softrdma_crc32_copy(u32 crc, void *dst, const void *src, size_t len);
+bool softrdma_crc32_begin(void);
+u32 softrdma_crc32_in(bool held, u32 crc, const void *p, size_t len);
+void softrdma_crc32_end(bool held);
 void softrdma_crc_init(void);
 void softrdma_crc_exit(void);
 #ifdef CONFIG_X86_64
@@ -37,6 +40,7 @@ void softrdma_crc_exit(void);
 u32 softrdma_crc32_fold(u32 crc, u8 *dst, const u8 *src, size_t len);
 u32 softrdma_crc32_fold_copy(u32 crc, u8 *dst, const u8 *src, size_t len);
 bool softrdma_crc32_fold_there(void);
+bool softrdma_crc32_fold_use(bool on);
 u32 softrdma_crc32_by_fold(u32 crc, void *dst, const void *src, size_t len);
 #endif
 
