@@ -521,11 +521,71 @@ static void icrc_sees_every_bit_test(struct kunit *test)
 	}
 }
 
+/*
+ * Packets with payloads of every length to 300 and a few MTUs', random
+ * headers and bytes, over IPv4 and IPv6, folded and not: the ICRC as
+ * the spec defines it, crc32_le() over ones for the LRH and the masked
+ * headers (byte by byte here), then the payload.
+ */
+static u32 icrc_spec(const u8 *pkt, size_t hlen, size_t len, bool v6)
+{
+	static const u8 ones[8] = { 0xff, 0xff, 0xff, 0xff,
+				    0xff, 0xff, 0xff, 0xff };
+	u32 crc = crc32_le(~0U, ones, sizeof(ones));
+	u8 b;
+	size_t i;
+
+	for (i = 0; i < hlen + SOFTRDMA_BTH_LEN; i++) {
+		b = pkt[i];
+		if (v6 ? i < 4 || i == 7 || i == 46 || i == 47 ||
+			 i == hlen + 4 :
+			 icrc_masked(i))
+			b = v6 && i == 0 ? b | 0x0f : 0xff;
+		crc = crc32_le(crc, &b, 1);
+	}
+	return ~crc32_le(crc, pkt + hlen + SOFTRDMA_BTH_LEN, len);
+}
+
+static void icrc_payloads_test(struct kunit *test)
+{
+	static const size_t big[] = { 1024, 1036, 2048, 4096, 4099 };
+	const size_t room = ICRC6_HDRS + SOFTRDMA_BTH_LEN + 4099 + 16;
+	u8 *buf = kunit_kmalloc(test, room, GFP_KERNEL);
+	unsigned int bad = 0, i, on, v6, off;
+	size_t len, hlen;
+	bool was;
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	get_random_bytes(buf, room);
+	for (on = 0; on < 2; on++) {
+		was = crc_fold_use(on);
+		for (i = 0; i < 301 + ARRAY_SIZE(big); i++) {
+			len = i <= 300 ? i : big[i - 301];
+			for (v6 = 0; v6 < 2; v6++) {
+				off = (i + v6) % 16;
+				p = buf + off;
+				hlen = v6 ? ICRC6_HDRS : ICRC_HDRS;
+				if (icrc_spec(p, hlen, len, v6) !=
+				    (v6 ? icrc6_of(p, hlen + SOFTRDMA_BTH_LEN +
+						   len + SOFTRDMA_ICRC_LEN) :
+				     icrc_of(p, hlen + SOFTRDMA_BTH_LEN + len +
+					     SOFTRDMA_ICRC_LEN)) && !bad++)
+					kunit_info(test, "first at %zu, v6 %u, fold %u\n",
+						   len, v6, on);
+			}
+		}
+		crc_fold_use(was);
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+
 static struct kunit_case softrdma_icrc_cases[] = {
 	KUNIT_CASE(icrc_rxe_test),
 	KUNIT_CASE(icrc6_rxe_test),
 	KUNIT_CASE(icrc_ignores_mutable_test),
 	KUNIT_CASE(icrc_sees_every_bit_test),
+	KUNIT_CASE(icrc_payloads_test),
 	{}
 };
 
