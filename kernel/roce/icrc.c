@@ -381,7 +381,8 @@ bool softrdma_roce_icrc_end(struct sk_buff *skb, u32 crc, u32 off)
 		    off - fstart;
 	else if (skb_copy_bits(skb, off, b, n + SOFTRDMA_ICRC_LEN))
 		return false;
-	crc = softrdma_crc32(crc, p, n);
+	if (n)
+		crc = softrdma_crc32(crc, p, n);
 	memcpy(&got, p + n, sizeof(got));
 	return le32_to_cpu(got) == ~crc;
 }
