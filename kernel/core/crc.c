@@ -291,6 +291,16 @@ u32 softrdma_crc32_copy(u32 crc, void *dst, const void *src, size_t len)
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_copy);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* KUnit's softrdma_crc32_in2(): the inline, out of line. */
+u32 softrdma_crc32_in2_kunit(bool held, u32 crc, const void *a, size_t alen,
+			     const void *b, size_t blen)
+{
+	return softrdma_crc32_in2(held, crc, a, alen, b, blen);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_in2_kunit);
+#endif
+
 /* Module load: never fails, the library is always there. */
 void softrdma_crc_init(void)
 {

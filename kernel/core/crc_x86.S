@@ -78,13 +78,23 @@
 	add		$64, %rdx
 .endm
 
-.macro CRC32_FOLD copy
+/*
+ * With \lane, %xmm0 is a lane already (and %xmm7 .Lk1), that the first
+ * 16 bytes at %rdx go on from; else the seed in %edi.
+ */
+.macro CRC32_FOLD copy, lane=0
+.if !\lane
 	movd		%edi, %xmm0
+.endif
 	sub		$64, %rcx
 	jb		0f
 	/* Four lanes from the first 64 bytes, the seed in the first. */
 	LOAD4		\copy
+.if \lane
+	FOLD		%xmm0, %xmm7, %xmm8, %xmm4
+.else
 	pxor		%xmm8, %xmm0
+.endif
 	movdqa		%xmm9, %xmm1
 	movdqa		%xmm10, %xmm2
 	movdqa		%xmm11, %xmm3
@@ -114,8 +124,12 @@
 	add		$16, %rsi
 .endif
 	add		$16, %rdx
+.if \lane
+	FOLD		%xmm0, %xmm7, %xmm1, %xmm4
+.else
 	pxor		%xmm1, %xmm0
 	movdqa		.Lk1(%rip), %xmm7
+.endif
 	/* Then 16 bytes at a time. */
 6:	sub		$16, %rcx
 	jb		4f
@@ -181,3 +195,27 @@ SYM_FUNC_END(softrdma_crc32_fold)
 SYM_FUNC_START(softrdma_crc32_fold_copy)
 	CRC32_FOLD	1
 SYM_FUNC_END(softrdma_crc32_fold_copy)
+
+/*
+ * u32 softrdma_crc32_fold_head(u32 crc, const u8 *head, size_t hlen,
+ *				const u8 *src, size_t len);
+ *
+ * Go on with @crc over the @hlen bytes at @head (whole lanes: a multiple
+ * of 16, at least 16), then over the @len at @src (at least 16), as one
+ * run: one reduction for both.
+ */
+SYM_FUNC_START(softrdma_crc32_fold_head)
+	movd		%edi, %xmm0
+	movdqu		(%rsi), %xmm1
+	pxor		%xmm1, %xmm0
+	movdqa		.Lk1(%rip), %xmm7
+	jmp		8f
+7:	movdqu		(%rsi), %xmm1
+	FOLD		%xmm0, %xmm7, %xmm1, %xmm4
+8:	add		$16, %rsi
+	sub		$16, %rdx
+	jnz		7b
+	mov		%rcx, %rdx
+	mov		%r8, %rcx
+	CRC32_FOLD	0, 1
+SYM_FUNC_END(softrdma_crc32_fold_head)

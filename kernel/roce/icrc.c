@@ -25,25 +25,28 @@
  * with the fields routers may change masked to ones, the LRH it replaces
  * counting as 8 bytes of ones. These give the CRC (not yet inverted) up
  * to the end of the BTH, from a masked copy of the IP and UDP headers and
- * the BTH. From the seed ~0, the LRH's ones are what ff ff ff ff is from
- * 0, and zeros change nothing from 0: the copy starts with as many zeros
- * and ff ff ff ff as make it whole 16-byte lanes, for the fold
- * (softrdma_crc32_in(), @held); the library starts after them, from the
- * LRH's CRC.
+ * the BTH, and on over the @len bytes at @p that follow the BTH. From the
+ * seed ~0, the LRH's 8 bytes of ones are what 4 bytes of ones are from 0,
+ * and zeros change nothing from 0: the copy starts with as many zeros
+ * and the 4 bytes of ones as make it whole 16-byte lanes, so that the
+ * fold (@held) takes it and the payload in one run
+ * (softrdma_crc32_in2()); the library starts after them, from the LRH's
+ * CRC.
  */
-#define SOFTRDMA_ICRC4_PRE	8	/* 00 00 00 00 ff ff ff ff */
-#define SOFTRDMA_ICRC6_PRE	4	/* ff ff ff ff */
+#define SOFTRDMA_ICRC4_PRE	8	/* 4 zeros, 4 ones */
+#define SOFTRDMA_ICRC6_PRE	4	/* 4 ones */
 #define SOFTRDMA_ICRC4_HEAD	(SOFTRDMA_ICRC4_PRE + sizeof(struct iphdr) + \
 				 sizeof(struct udphdr) + SOFTRDMA_BTH_LEN)
 #define SOFTRDMA_ICRC6_HEAD	(SOFTRDMA_ICRC6_PRE + sizeof(struct ipv6hdr) + \
 				 sizeof(struct udphdr) + SOFTRDMA_BTH_LEN)
 
-static u32 softrdma_icrc_start(bool held, const u8 *ph, unsigned int len,
-			       unsigned int pre)
+static u32 softrdma_icrc_start(bool held, const u8 *ph, unsigned int hlen,
+			       unsigned int pre, const u8 *p, unsigned int len)
 {
 	if (held)
-		return softrdma_crc32_in(held, 0, ph, len);
-	return softrdma_crc32_in(held, SOFTRDMA_ICRC_LRH, ph + pre, len - pre);
+		return softrdma_crc32_in2(held, 0, ph, hlen, p, len);
+	return softrdma_crc32_in2(held, SOFTRDMA_ICRC_LRH, ph + pre, hlen - pre,
+				  p, len);
 }
 
 /* Copy UDP header and BTH behind the IP header; mask UDP checksum, resv8a. */
@@ -61,7 +64,8 @@ static void softrdma_icrc_mask_udp_bth(u8 *p, const struct udphdr *udph,
 
 /* Over IPv4: TOS, TTL and header checksum masked. */
 static u32 softrdma_icrc4_start(bool held, const struct iphdr *iph,
-				const struct udphdr *udph, const u8 *bth)
+				const struct udphdr *udph, const u8 *bth,
+				const u8 *p, unsigned int len)
 {
 	u8 ph[SOFTRDMA_ICRC4_HEAD];
 	struct iphdr *ip = (struct iphdr *)(ph + SOFTRDMA_ICRC4_PRE);
@@ -73,14 +77,16 @@ static u32 softrdma_icrc4_start(bool held, const struct iphdr *iph,
 	ip->ttl = 0xff;
 	ip->check = htons(0xffff);
 	softrdma_icrc_mask_udp_bth((u8 *)(ip + 1), udph, bth);
-	return softrdma_icrc_start(held, ph, sizeof(ph), SOFTRDMA_ICRC4_PRE);
+	return softrdma_icrc_start(held, ph, sizeof(ph), SOFTRDMA_ICRC4_PRE, p,
+				   len);
 }
 
 /* Over IPv6: traffic class, flow label and hop limit masked (not the
  * version nibble).
  */
 static u32 softrdma_icrc6_start(bool held, const struct ipv6hdr *ip6h,
-				const struct udphdr *udph, const u8 *bth)
+				const struct udphdr *udph, const u8 *bth,
+				const u8 *p, unsigned int len)
 {
 	u8 ph[SOFTRDMA_ICRC6_HEAD];
 	u8 *h = ph + SOFTRDMA_ICRC6_PRE;
@@ -94,7 +100,8 @@ static u32 softrdma_icrc6_start(bool held, const struct ipv6hdr *ip6h,
 	h[3] = 0xff;
 	ip6->hop_limit = 0xff;
 	softrdma_icrc_mask_udp_bth((u8 *)(ip6 + 1), udph, bth);
-	return softrdma_icrc_start(held, ph, sizeof(ph), SOFTRDMA_ICRC6_PRE);
+	return softrdma_icrc_start(held, ph, sizeof(ph), SOFTRDMA_ICRC6_PRE, p,
+				   len);
 }
 
 /* A packet's ICRC, headers and payload, inside softrdma_crc32_begin(). */
@@ -102,20 +109,18 @@ static u32 softrdma_icrc4_in(bool held, const struct iphdr *iph,
 			     const struct udphdr *udph, const u8 *bth,
 			     unsigned int len)
 {
-	return ~softrdma_crc32_in(held,
-				  softrdma_icrc4_start(held, iph, udph, bth),
-				  bth + SOFTRDMA_BTH_LEN,
-				  len - SOFTRDMA_BTH_LEN);
+	return ~softrdma_icrc4_start(held, iph, udph, bth,
+				     bth + SOFTRDMA_BTH_LEN,
+				     len - SOFTRDMA_BTH_LEN);
 }
 
 static u32 softrdma_icrc6_in(bool held, const struct ipv6hdr *ip6h,
 			     const struct udphdr *udph, const u8 *bth,
 			     unsigned int len)
 {
-	return ~softrdma_crc32_in(held,
-				  softrdma_icrc6_start(held, ip6h, udph, bth),
-				  bth + SOFTRDMA_BTH_LEN,
-				  len - SOFTRDMA_BTH_LEN);
+	return ~softrdma_icrc6_start(held, ip6h, udph, bth,
+				     bth + SOFTRDMA_BTH_LEN,
+				     len - SOFTRDMA_BTH_LEN);
 }
 
 /* The ICRC of a packet over IPv4; @bth is @len bytes up to the ICRC. */
@@ -233,16 +238,21 @@ static bool softrdma_roce_icrc_walk(bool held, const struct sk_buff *skb,
 	return true;
 }
 
-/* The ICRC's CRC up to the end of @skb's BTH (@skb->data); false: no IP. */
+/*
+ * The ICRC's CRC up to the end of @skb's BTH (@skb->data) and on over the
+ * @len bytes after it; false: no IP.
+ */
 static bool softrdma_roce_icrc_begin(bool held, const struct sk_buff *skb,
-				     u32 *crc)
+				     u32 len, u32 *crc)
 {
+	const u8 *p = skb->data + SOFTRDMA_BTH_LEN;
+
 	if (skb->protocol == htons(ETH_P_IP))
 		*crc = softrdma_icrc4_start(held, ip_hdr(skb), udp_hdr(skb),
-					    skb->data);
+					    skb->data, p, len);
 	else if (skb->protocol == htons(ETH_P_IPV6))
 		*crc = softrdma_icrc6_start(held, ipv6_hdr(skb), udp_hdr(skb),
-					    skb->data);
+					    skb->data, p, len);
 	else
 		return false;
 	return true;
@@ -264,7 +274,7 @@ static bool softrdma_roce_icrc_verify(struct sk_buff *skb)
 	bool held, ok;
 
 	held = softrdma_crc32_begin();
-	if (!softrdma_roce_icrc_begin(held, skb, &start)) {
+	if (!softrdma_roce_icrc_begin(held, skb, 0, &start)) {
 		softrdma_crc32_end(held);
 		return false;
 	}
@@ -348,9 +358,7 @@ u32 softrdma_roce_icrc_head(const struct sk_buff *skb, const u8 *p)
 	bool held = softrdma_crc32_begin();
 	u32 crc = 0;
 
-	softrdma_roce_icrc_begin(held, skb, &crc);
-	if (p > after)
-		crc = softrdma_crc32_in(held, crc, after, p - after);
+	softrdma_roce_icrc_begin(held, skb, p > after ? p - after : 0, &crc);
 	softrdma_crc32_end(held);
 	return crc;
 }

@@ -522,6 +522,16 @@ static void icrc_sees_every_bit_test(struct kunit *test)
 }
 
 /*
+ * The bytes the ICRC masks over IPv6: traffic class and flow label
+ * (bytes 0 to 3 but the version nibble), hop limit, UDP checksum, resv8a.
+ */
+static bool icrc6_masked(size_t i)
+{
+	return i < 4 || i == 7 || i == ICRC6_HDRS - 2 ||
+	       i == ICRC6_HDRS - 1 || i == ICRC6_HDRS + 4;
+}
+
+/*
  * Packets with payloads of every length to 300 and a few MTUs', random
  * headers and bytes, over IPv4 and IPv6, folded and not: the ICRC as
  * the spec defines it, crc32_le() over ones for the LRH and the masked
@@ -537,9 +547,7 @@ static u32 icrc_spec(const u8 *pkt, size_t hlen, size_t len, bool v6)
 
 	for (i = 0; i < hlen + SOFTRDMA_BTH_LEN; i++) {
 		b = pkt[i];
-		if (v6 ? i < 4 || i == 7 || i == 46 || i == 47 ||
-			 i == hlen + 4 :
-			 icrc_masked(i))
+		if (v6 ? icrc6_masked(i) : icrc_masked(i))
 			b = v6 && i == 0 ? b | 0x0f : 0xff;
 		crc = crc32_le(crc, &b, 1);
 	}
@@ -797,7 +805,24 @@ static u32 crc32_held_thirds(u32 crc, const void *p, size_t len)
 	return crc;
 }
 
-/* Every cut of a packet's 1072 bytes (ones, headers, 1 KiB) in two. */
+/*
+ * The same by softrdma_crc32_in2() (an inline: its KUnit copy), whole
+ * lanes first, then the rest.
+ */
+static u32 crc32_held_lanes(u32 crc, const void *p, size_t len)
+{
+	bool held = softrdma_crc32_begin();
+	size_t a = len / 3 & ~(size_t)15;
+
+	crc = softrdma_crc32_in2_kunit(held, crc, p, a, p + a, len - a);
+	softrdma_crc32_end(held);
+	return crc;
+}
+
+/*
+ * Every cut of a packet's 1072 bytes (ones, headers, 1 KiB) in two, by
+ * softrdma_crc32_in() twice and by softrdma_crc32_in2().
+ */
 static void crc32_held_cuts(struct kunit *test, const u8 *buf)
 {
 	const size_t len = 1072;
@@ -811,6 +836,12 @@ static void crc32_held_cuts(struct kunit *test, const u8 *buf)
 		crc = softrdma_crc32_in(held, ~0U, buf + cut % 16, cut);
 		crc = softrdma_crc32_in(held, crc, buf + cut % 16 + cut,
 					len - cut);
+		softrdma_crc32_end(held);
+		bad += crc != crc32_le(~0U, buf + cut % 16, len);
+		held = softrdma_crc32_begin();
+		crc = softrdma_crc32_in2_kunit(held, ~0U, buf + cut % 16,
+					       cut, buf + cut % 16 + cut,
+					       len - cut);
 		softrdma_crc32_end(held);
 		bad += crc != crc32_le(~0U, buf + cut % 16, len);
 	}
@@ -829,6 +860,9 @@ static void crc32_held_test(struct kunit *test)
 		crc_fast_check(test, on ? "softrdma_crc32_in(), the fold's" :
 				     "softrdma_crc32_in(), the library's",
 			       crc32_held_thirds, crc32_lib);
+		crc_fast_check(test, on ? "softrdma_crc32_in2(), the fold's" :
+				     "softrdma_crc32_in2(), the library's",
+			       crc32_held_lanes, crc32_lib);
 		crc32_held_cuts(test, buf);
 		crc_fold_use(was);
 	}
