@@ -30,8 +30,8 @@
 #include <asm/fpu/api.h>
 #include <asm/simd.h>
 
-/* The folds' least; below it, the library (and memcpy()). */
-#define SOFTRDMA_CRC_FOLD_MIN	64
+/* The fold's least: a lane. Below it, the library (and memcpy()). */
+#define SOFTRDMA_CRC_FOLD_MIN	16
 
 /* Set at module load, before any device exists. */
 static bool softrdma_crc_fold_on __read_mostly;
@@ -39,7 +39,8 @@ static bool softrdma_crc_fold_on __read_mostly;
 static bool softrdma_crc_fold_cpu(void)
 {
 	return boot_cpu_has(X86_FEATURE_PCLMULQDQ) &&
-	       boot_cpu_has(X86_FEATURE_XMM2);
+	       boot_cpu_has(X86_FEATURE_XMM2) &&
+	       boot_cpu_has(X86_FEATURE_SSSE3);
 }
 
 /*
@@ -54,17 +55,13 @@ static bool softrdma_crc_fold_cpu(void)
  */
 u32 softrdma_crc32_by_fold(u32 crc, void *dst, const void *src, size_t len)
 {
-	size_t n = len & ~(size_t)15;
-
 	kernel_fpu_begin();
 	if (dst)
 		crc = softrdma_crc32_fold_copy(crc, dst, src, len);
 	else
 		crc = softrdma_crc32_fold(crc, NULL, src, len);
 	kernel_fpu_end();
-	if (dst)
-		memcpy(dst + n, src + n, len - n);
-	return crc32_le(crc, src + n, len - n);
+	return crc;
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_by_fold);
 
@@ -75,11 +72,69 @@ bool softrdma_crc32_fold_there(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_fold_there);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * KUnit's: use the fold (if the CPU has it) or not, whatever the trial
+ * chose, so that both ways are tried. Return: the way before.
+ */
+bool softrdma_crc32_fold_use(bool on)
+{
+	bool was = softrdma_crc_fold_on;
+
+	WRITE_ONCE(softrdma_crc_fold_on, on && softrdma_crc_fold_cpu());
+	return was;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_fold_use);
+#endif
+
 static bool softrdma_crc_fold_now(size_t len)
 {
 	return softrdma_crc_fold_on && len >= SOFTRDMA_CRC_FOLD_MIN &&
 	       may_use_simd();
 }
+
+/**
+ * softrdma_crc32_begin - hold the FPU for a run of CRCs
+ *
+ * A packet's ICRC is a few pieces (its masked headers, its payload, the
+ * payloads of a train's every packet): one kernel_fpu_begin() for them
+ * all rather than one a piece. No sleeping, and no softirq, until
+ * softrdma_crc32_end().
+ *
+ * Return: whether the fold is in use here and now, the FPU held: what
+ * softrdma_crc32_in() and softrdma_crc32_end() are then given.
+ */
+bool softrdma_crc32_begin(void)
+{
+	if (!softrdma_crc_fold_on || !may_use_simd())
+		return false;
+	kernel_fpu_begin();
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_begin);
+
+/**
+ * softrdma_crc32_in - softrdma_crc32() inside softrdma_crc32_begin()
+ * @held: what softrdma_crc32_begin() returned
+ * @crc: the seed
+ * @p: the bytes
+ * @len: how many
+ */
+u32 softrdma_crc32_in(bool held, u32 crc, const void *p, size_t len)
+{
+	if (held && len >= SOFTRDMA_CRC_FOLD_MIN)
+		return softrdma_crc32_fold(crc, NULL, p, len);
+	return crc32_le(crc, p, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_in);
+
+/* softrdma_crc32_end - let go of what softrdma_crc32_begin() held */
+void softrdma_crc32_end(bool held)
+{
+	if (held)
+		kernel_fpu_end();
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_end);
 
 static u32 softrdma_crc32_fold_trial(const void *ctx, u32 crc, const void *p,
 				     size_t len)
@@ -116,6 +171,23 @@ static u32 softrdma_crc32_by_fold(u32 crc, void *dst, const void *src,
 static void softrdma_crc32_choose(void)
 {
 }
+
+bool softrdma_crc32_begin(void)
+{
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_begin);
+
+u32 softrdma_crc32_in(bool held, u32 crc, const void *p, size_t len)
+{
+	return crc32_le(crc, p, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_in);
+
+void softrdma_crc32_end(bool held)
+{
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_end);
 #endif
 
 /*
@@ -218,6 +290,16 @@ u32 softrdma_crc32_copy(u32 crc, void *dst, const void *src, size_t len)
 	return crc32_le(crc, src, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_copy);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* KUnit's softrdma_crc32_in2(): the inline, out of line. */
+u32 softrdma_crc32_in2_kunit(bool held, u32 crc, const void *a, size_t alen,
+			     const void *b, size_t blen)
+{
+	return softrdma_crc32_in2(held, crc, a, alen, b, blen);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_in2_kunit);
+#endif
 
 /* Module load: never fails, the library is always there. */
 void softrdma_crc_init(void)

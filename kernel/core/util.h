@@ -30,14 +30,50 @@ int softrdma_crc_trial(const char *what, const char *name,
 		       softrdma_crc_fn lib);
 u32 softrdma_crc32(u32 crc, const void *p, size_t len);
 u32 softrdma_crc32_copy(u32 crc, void *dst, const void *src, size_t len);
+bool softrdma_crc32_begin(void);
+u32 softrdma_crc32_in(bool held, u32 crc, const void *p, size_t len);
+void softrdma_crc32_end(bool held);
 void softrdma_crc_init(void);
 void softrdma_crc_exit(void);
 #ifdef CONFIG_X86_64
-/* crc_x86.S: the caller holds the FPU, @len >= 64 (see there). */
+/* crc_x86.S: the caller holds the FPU, @len >= 16 (see there). */
 u32 softrdma_crc32_fold(u32 crc, u8 *dst, const u8 *src, size_t len);
 u32 softrdma_crc32_fold_copy(u32 crc, u8 *dst, const u8 *src, size_t len);
+u32 softrdma_crc32_fold_head(u32 crc, const u8 *head, size_t hlen,
+			     const u8 *src, size_t len);
 bool softrdma_crc32_fold_there(void);
+bool softrdma_crc32_fold_use(bool on);
 u32 softrdma_crc32_by_fold(u32 crc, void *dst, const void *src, size_t len);
 #endif
+
+/**
+ * softrdma_crc32_in2 - softrdma_crc32_in() over @a, then @b
+ * @held: what softrdma_crc32_begin() returned
+ * @crc: the seed
+ * @a: the first bytes
+ * @alen: how many; whole lanes (a multiple of 16) make the two one run
+ *	  of the fold, with one reduction
+ * @b: the bytes after them
+ * @blen: how many
+ *
+ * Inline: a caller's constant @alen leaves one call.
+ */
+static inline u32 softrdma_crc32_in2(bool held, u32 crc, const void *a,
+				     size_t alen, const void *b, size_t blen)
+{
+#ifdef CONFIG_X86_64
+	if (held && alen >= 16 && !(alen & 15)) {
+		if (blen >= 16)
+			return softrdma_crc32_fold_head(crc, a, alen, b, blen);
+		crc = softrdma_crc32_fold(crc, NULL, a, alen);
+		return blen ? softrdma_crc32_in(held, crc, b, blen) : crc;
+	}
+#endif
+	crc = softrdma_crc32_in(held, crc, a, alen);
+	return blen ? softrdma_crc32_in(held, crc, b, blen) : crc;
+}
+
+u32 softrdma_crc32_in2_kunit(bool held, u32 crc, const void *a, size_t alen,
+			     const void *b, size_t blen);
 
 #endif /* SOFTRDMA_UTIL_H */

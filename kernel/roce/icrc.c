@@ -2,7 +2,9 @@
 /*
  * The RoCEv2 ICRC (IBTA Annex A17.3.3): of a packet, of every packet of a
  * train before GSO cuts it, and the check of a received packet whose
- * payload may be in pieces. The CRC itself is softrdma_crc32()'s.
+ * payload may be in pieces. The CRC itself is softrdma_crc32()'s, a
+ * packet's pieces (or a train's packets) in one hold of the FPU
+ * (softrdma_crc32_begin()).
  */
 #include <linux/in.h>
 #include <linux/ip.h>
@@ -22,12 +24,29 @@
  * ICRC (IBTA Annex A17.3.3): CRC32 over the packet from the IP header on,
  * with the fields routers may change masked to ones, the LRH it replaces
  * counting as 8 bytes of ones. These give the CRC (not yet inverted) up
- * to the end of the BTH: @ph holds the IP and UDP headers and the BTH,
- * already masked.
+ * to the end of the BTH, from a masked copy of the IP and UDP headers and
+ * the BTH, and on over the @len bytes at @p that follow the BTH. From the
+ * seed ~0, the LRH's 8 bytes of ones are what 4 bytes of ones are from 0,
+ * and zeros change nothing from 0: the copy starts with as many zeros
+ * and the 4 bytes of ones as make it whole 16-byte lanes, so that the
+ * fold (@held) takes it and the payload in one run
+ * (softrdma_crc32_in2()); the library starts after them, from the LRH's
+ * CRC.
  */
-static u32 softrdma_icrc_start(const u8 *ph, unsigned int phlen)
+#define SOFTRDMA_ICRC4_PRE	8	/* 4 zeros, 4 ones */
+#define SOFTRDMA_ICRC6_PRE	4	/* 4 ones */
+#define SOFTRDMA_ICRC4_HEAD	(SOFTRDMA_ICRC4_PRE + sizeof(struct iphdr) + \
+				 sizeof(struct udphdr) + SOFTRDMA_BTH_LEN)
+#define SOFTRDMA_ICRC6_HEAD	(SOFTRDMA_ICRC6_PRE + sizeof(struct ipv6hdr) + \
+				 sizeof(struct udphdr) + SOFTRDMA_BTH_LEN)
+
+static u32 softrdma_icrc_start(bool held, const u8 *ph, unsigned int hlen,
+			       unsigned int pre, const u8 *p, unsigned int len)
 {
-	return softrdma_crc32(SOFTRDMA_ICRC_LRH, ph, phlen);
+	if (held)
+		return softrdma_crc32_in2(held, 0, ph, hlen, p, len);
+	return softrdma_crc32_in2(held, SOFTRDMA_ICRC_LRH, ph + pre, hlen - pre,
+				  p, len);
 }
 
 /* Copy UDP header and BTH behind the IP header; mask UDP checksum, resv8a. */
@@ -44,46 +63,75 @@ static void softrdma_icrc_mask_udp_bth(u8 *p, const struct udphdr *udph,
 }
 
 /* Over IPv4: TOS, TTL and header checksum masked. */
-static u32 softrdma_icrc4_start(const struct iphdr *iph,
-				const struct udphdr *udph, const u8 *bth)
+static u32 softrdma_icrc4_start(bool held, const struct iphdr *iph,
+				const struct udphdr *udph, const u8 *bth,
+				const u8 *p, unsigned int len)
 {
-	u8 ph[sizeof(struct iphdr) + sizeof(struct udphdr) + SOFTRDMA_BTH_LEN];
-	struct iphdr *ip = (struct iphdr *)ph;
+	u8 ph[SOFTRDMA_ICRC4_HEAD];
+	struct iphdr *ip = (struct iphdr *)(ph + SOFTRDMA_ICRC4_PRE);
 
+	memset(ph, 0, 4);
+	memset(ph + 4, 0xff, 4);
 	memcpy(ip, iph, sizeof(*ip));
 	ip->tos = 0xff;
 	ip->ttl = 0xff;
 	ip->check = htons(0xffff);
-	softrdma_icrc_mask_udp_bth(ph + sizeof(*ip), udph, bth);
-	return softrdma_icrc_start(ph, sizeof(ph));
+	softrdma_icrc_mask_udp_bth((u8 *)(ip + 1), udph, bth);
+	return softrdma_icrc_start(held, ph, sizeof(ph), SOFTRDMA_ICRC4_PRE, p,
+				   len);
 }
 
 /* Over IPv6: traffic class, flow label and hop limit masked (not the
  * version nibble).
  */
-static u32 softrdma_icrc6_start(const struct ipv6hdr *ip6h,
-				const struct udphdr *udph, const u8 *bth)
+static u32 softrdma_icrc6_start(bool held, const struct ipv6hdr *ip6h,
+				const struct udphdr *udph, const u8 *bth,
+				const u8 *p, unsigned int len)
 {
-	u8 ph[sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
-	      SOFTRDMA_BTH_LEN];
-	struct ipv6hdr *ip6 = (struct ipv6hdr *)ph;
+	u8 ph[SOFTRDMA_ICRC6_HEAD];
+	u8 *h = ph + SOFTRDMA_ICRC6_PRE;
+	struct ipv6hdr *ip6 = (struct ipv6hdr *)h;
 
+	memset(ph, 0xff, SOFTRDMA_ICRC6_PRE);
 	memcpy(ip6, ip6h, sizeof(*ip6));
-	ph[0] |= 0x0f;
-	ph[1] = 0xff;
-	ph[2] = 0xff;
-	ph[3] = 0xff;
+	h[0] |= 0x0f;
+	h[1] = 0xff;
+	h[2] = 0xff;
+	h[3] = 0xff;
 	ip6->hop_limit = 0xff;
-	softrdma_icrc_mask_udp_bth(ph + sizeof(*ip6), udph, bth);
-	return softrdma_icrc_start(ph, sizeof(ph));
+	softrdma_icrc_mask_udp_bth((u8 *)(ip6 + 1), udph, bth);
+	return softrdma_icrc_start(held, ph, sizeof(ph), SOFTRDMA_ICRC6_PRE, p,
+				   len);
+}
+
+/* A packet's ICRC, headers and payload, inside softrdma_crc32_begin(). */
+static u32 softrdma_icrc4_in(bool held, const struct iphdr *iph,
+			     const struct udphdr *udph, const u8 *bth,
+			     unsigned int len)
+{
+	return ~softrdma_icrc4_start(held, iph, udph, bth,
+				     bth + SOFTRDMA_BTH_LEN,
+				     len - SOFTRDMA_BTH_LEN);
+}
+
+static u32 softrdma_icrc6_in(bool held, const struct ipv6hdr *ip6h,
+			     const struct udphdr *udph, const u8 *bth,
+			     unsigned int len)
+{
+	return ~softrdma_icrc6_start(held, ip6h, udph, bth,
+				     bth + SOFTRDMA_BTH_LEN,
+				     len - SOFTRDMA_BTH_LEN);
 }
 
 /* The ICRC of a packet over IPv4; @bth is @len bytes up to the ICRC. */
 u32 softrdma_icrc(const struct iphdr *iph, const struct udphdr *udph,
 		  const u8 *bth, unsigned int len)
 {
-	return ~softrdma_crc32(softrdma_icrc4_start(iph, udph, bth),
-			       bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
+	bool held = softrdma_crc32_begin();
+	u32 icrc = softrdma_icrc4_in(held, iph, udph, bth, len);
+
+	softrdma_crc32_end(held);
+	return icrc;
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc);
 
@@ -91,8 +139,11 @@ EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc);
 u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
 		   const u8 *bth, unsigned int len)
 {
-	return ~softrdma_crc32(softrdma_icrc6_start(ip6h, udph, bth),
-			       bth + SOFTRDMA_BTH_LEN, len - SOFTRDMA_BTH_LEN);
+	bool held = softrdma_crc32_begin();
+	u32 icrc = softrdma_icrc6_in(held, ip6h, udph, bth, len);
+
+	softrdma_crc32_end(held);
+	return icrc;
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_icrc6);
 
@@ -114,11 +165,14 @@ void softrdma_roce_train_icrc(struct sk_buff *skb, const struct iphdr *iph,
 	struct ipv6hdr ip6;
 	struct iphdr ip;
 	u32 i, len, crc;
+	bool held;
 
 	if (iph)
 		ip = *iph;
 	else
 		ip6 = *ip6h;
+	/* One hold of the FPU for the train (SOFTRDMA_TRAIN_MAX_BYTES). */
+	held = softrdma_crc32_begin();
 	for (i = 0; i < n; i++, bth += seg) {
 		/* From BTH to ICRC. */
 		len = i + 1 < n ? seg : tlen + SOFTRDMA_ICRC_LEN - i * seg;
@@ -126,16 +180,17 @@ void softrdma_roce_train_icrc(struct sk_buff *skb, const struct iphdr *iph,
 		if (iph) {
 			ip.id = htons(ntohs(iph->id) + i);
 			ip.tot_len = htons(sizeof(ip) + sizeof(udp) + len);
-			crc = softrdma_icrc(&ip, &udp, bth,
-					    len - SOFTRDMA_ICRC_LEN);
+			crc = softrdma_icrc4_in(held, &ip, &udp, bth,
+						len - SOFTRDMA_ICRC_LEN);
 		} else {
 			ip6.payload_len = udp.len;
-			crc = softrdma_icrc6(&ip6, &udp, bth,
-					     len - SOFTRDMA_ICRC_LEN);
+			crc = softrdma_icrc6_in(held, &ip6, &udp, bth,
+						len - SOFTRDMA_ICRC_LEN);
 		}
 		icrc = cpu_to_le32(crc);
 		memcpy(bth + len - SOFTRDMA_ICRC_LEN, &icrc, sizeof(icrc));
 	}
+	softrdma_crc32_end(held);
 	/* The last ICRC, in the room left for it. */
 	skb_frag_size_add(&skb_shinfo(skb)->frags[0], sizeof(icrc));
 	skb->len += sizeof(icrc);
@@ -149,8 +204,8 @@ void softrdma_roce_train_icrc(struct sk_buff *skb, const struct iphdr *iph,
  * one run of the direct map). Return: false if @skb has a frag list or
  * ends before (skb_seq_read() then).
  */
-static bool softrdma_roce_icrc_walk(const struct sk_buff *skb, u32 off,
-				    u32 len, u32 *crc, __le32 *got)
+static bool softrdma_roce_icrc_walk(bool held, const struct sk_buff *skb,
+				    u32 off, u32 len, u32 *crc, __le32 *got)
 {
 	const struct skb_shared_info *sh = skb_shinfo(skb);
 	u32 dend = off + len, end = dend + SOFTRDMA_ICRC_LEN;
@@ -164,7 +219,8 @@ static bool softrdma_roce_icrc_walk(const struct sk_buff *skb, u32 off,
 		a = max(off, pos);
 		b = min(dend, pos + blen);
 		if (a < b)
-			*crc = softrdma_crc32(*crc, base + a - pos, b - a);
+			*crc = softrdma_crc32_in(held, *crc, base + a - pos,
+						 b - a);
 		a = max(dend, pos);
 		b = min(end, pos + blen);
 		if (a < b)
@@ -182,15 +238,21 @@ static bool softrdma_roce_icrc_walk(const struct sk_buff *skb, u32 off,
 	return true;
 }
 
-/* The ICRC's CRC up to the end of @skb's BTH (@skb->data); false: no IP. */
-static bool softrdma_roce_icrc_begin(const struct sk_buff *skb, u32 *crc)
+/*
+ * The ICRC's CRC up to the end of @skb's BTH (@skb->data) and on over the
+ * @len bytes after it; false: no IP.
+ */
+static bool softrdma_roce_icrc_begin(bool held, const struct sk_buff *skb,
+				     u32 len, u32 *crc)
 {
+	const u8 *p = skb->data + SOFTRDMA_BTH_LEN;
+
 	if (skb->protocol == htons(ETH_P_IP))
-		*crc = softrdma_icrc4_start(ip_hdr(skb), udp_hdr(skb),
-					    skb->data);
+		*crc = softrdma_icrc4_start(held, ip_hdr(skb), udp_hdr(skb),
+					    skb->data, p, len);
 	else if (skb->protocol == htons(ETH_P_IPV6))
-		*crc = softrdma_icrc6_start(ipv6_hdr(skb), udp_hdr(skb),
-					    skb->data);
+		*crc = softrdma_icrc6_start(held, ipv6_hdr(skb), udp_hdr(skb),
+					    skb->data, p, len);
 	else
 		return false;
 	return true;
@@ -209,11 +271,18 @@ static bool softrdma_roce_icrc_verify(struct sk_buff *skb)
 	const u8 *data;
 	__le32 got;
 	u32 crc, start;
+	bool held, ok;
 
-	if (!softrdma_roce_icrc_begin(skb, &start))
+	held = softrdma_crc32_begin();
+	if (!softrdma_roce_icrc_begin(held, skb, 0, &start)) {
+		softrdma_crc32_end(held);
 		return false;
+	}
 	crc = start;
-	if (softrdma_roce_icrc_walk(skb, SOFTRDMA_BTH_LEN, len, &crc, &got))
+	ok = softrdma_roce_icrc_walk(held, skb, SOFTRDMA_BTH_LEN, len, &crc,
+				     &got);
+	softrdma_crc32_end(held);
+	if (ok)
 		return le32_to_cpu(got) == ~crc;
 	/* A block may go on past @tlen: the CRC stops there. */
 	crc = start;
@@ -286,10 +355,12 @@ bool softrdma_roce_icrc_settle(struct sk_buff *skb)
 u32 softrdma_roce_icrc_head(const struct sk_buff *skb, const u8 *p)
 {
 	const u8 *after = skb->data + SOFTRDMA_BTH_LEN;
+	bool held = softrdma_crc32_begin();
 	u32 crc = 0;
 
-	softrdma_roce_icrc_begin(skb, &crc);
-	return p > after ? softrdma_crc32(crc, after, p - after) : crc;
+	softrdma_roce_icrc_begin(held, skb, p > after ? p - after : 0, &crc);
+	softrdma_crc32_end(held);
+	return crc;
 }
 
 /*
@@ -318,7 +389,8 @@ bool softrdma_roce_icrc_end(struct sk_buff *skb, u32 crc, u32 off)
 		    off - fstart;
 	else if (skb_copy_bits(skb, off, b, n + SOFTRDMA_ICRC_LEN))
 		return false;
-	crc = softrdma_crc32(crc, p, n);
+	if (n)
+		crc = softrdma_crc32(crc, p, n);
 	memcpy(&got, p + n, sizeof(got));
 	return le32_to_cpu(got) == ~crc;
 }
