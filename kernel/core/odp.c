@@ -257,7 +257,7 @@ static int softrdma_odp_map(struct softrdma_odp *odp, u64 start, u64 end,
 	mutex_lock(&odp->map_lock);
 	for (; start < end; start = stop) {
 		r = odp->implicit ? softrdma_odp_child(odp, start) :
-						  &odp->whole;
+				    &odp->whole;
 		if (IS_ERR(r)) {
 			ret = PTR_ERR(r);
 			break;
