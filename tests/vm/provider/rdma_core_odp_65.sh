@@ -21,8 +21,8 @@ test_rdma_core_odp_65() {
 	n=$(grep -E -o '^Ran [0-9]+ tests?' <<<"$out" | grep -E -o '[0-9]+' || true)
 	ok=$(grep -c -- '\.\.\. ok$' <<<"$out" || true)
 	echo "rdma-core 65's test_odp on sr0: $ok of ${n:-?} passed (exit $rc)"
-	[ "$rc" = 0 ] && [ -n "$n" ] && [ "$n" -ge 23 ] && [ "$ok" = "$n" ] || {
+	if [ "$rc" != 0 ] || [ -z "$n" ] || [ "$n" -lt 23 ] || [ "$ok" != "$n" ]; then
 		echo "$out"
 		return 1
-	}
+	fi
 }

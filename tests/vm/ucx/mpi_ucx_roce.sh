@@ -23,7 +23,7 @@ test_mpi_ucx_roce() {
 		faults=$(counter sr0 odp_faults)
 		timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 \
 			--mca pml ucx \
-			-x UCX_NET_DEVICES=sr0:1 -x UCX_TLS=$tls -x UCX_WARN_UNUSED_ENV_VARS=n \
+			-x UCX_NET_DEVICES=sr0:1 -x "UCX_TLS=$tls" -x UCX_WARN_UNUSED_ENV_VARS=n \
 			"${odp[@]}" "$REPO"/build/user/mpi_check 2 >"$TEST_TMP"/mpi.log 2>&1 ||
 			{ cat "$TEST_TMP"/mpi.log; return 1; }
 		cat "$TEST_TMP"/mpi.log
