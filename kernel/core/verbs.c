@@ -321,7 +321,10 @@ static void softrdma_mr_drop_keys(struct softrdma_dev *sdev,
 {
 	xa_erase_bh(&sdev->keys, softrdma_key_index(mr->ibmr.lkey));
 	atomic_dec(&sdev->num_mrs);
-	/* No new access can find it now; wait out those in flight. */
+	/*
+	 * No new access can find it now: take it back from the responders
+	 * that keep it, then wait out the accesses in flight.
+	 */
 	softrdma_mr_evict(sdev, mr);
 	softrdma_mr_quiesce(mr);
 }
