@@ -199,6 +199,23 @@ struct softrdma_mr *softrdma_mr_lookup(struct softrdma_dev *sdev,
 	return mr;
 }
 
+/*
+ * Hold the pages of an access to @mr (found, a reference held) if it is
+ * an ODP MR. Return: @mr, or NULL with *@err set and the reference let go.
+ */
+static struct softrdma_mr *softrdma_mr_hold(struct softrdma_mr *mr, u64 iova,
+					    u64 len, int access, int *err)
+{
+	if (mr->type == SOFTRDMA_MR_ODP) {
+		*err = softrdma_odp_hold(mr, iova, len, access);
+		if (*err) {
+			softrdma_mr_unref(mr);
+			return NULL;
+		}
+	}
+	return mr;
+}
+
 /**
  * softrdma_mr_get - find the MR a key names and check an access to it
  * @sdev: the device
@@ -224,14 +241,7 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 	struct softrdma_mr *mr = softrdma_mr_lookup(sdev, pd, key, iova, len,
 						    access, err);
 
-	if (mr && mr->type == SOFTRDMA_MR_ODP) {
-		*err = softrdma_odp_hold(mr, iova, len, access);
-		if (*err) {
-			softrdma_mr_unref(mr);
-			return NULL;
-		}
-	}
-	return mr;
+	return mr ? softrdma_mr_hold(mr, iova, len, access, err) : NULL;
 }
 
 /* Let the MR the responder keeps go. qp->lock held (or the QP is gone). */
@@ -254,12 +264,8 @@ void softrdma_resp_mr_drop(struct softrdma_qp *qp)
 static void softrdma_resp_mr_keep(struct softrdma_qp *qp,
 				  struct softrdma_mr *mr, u32 key)
 {
-	if (!softrdma_mr_key_ok(mr, key))
+	if (!softrdma_mr_key_ok(mr, key) || qp->resp.mr == mr)
 		return;
-	if (qp->resp.mr == mr) {
-		qp->resp.mr_key = key;
-		return;
-	}
 	softrdma_resp_mr_drop(qp);
 	atomic_inc(&mr->resp_kept);
 	/*
@@ -273,7 +279,6 @@ static void softrdma_resp_mr_keep(struct softrdma_qp *qp,
 	}
 	refcount_inc(&mr->refs);
 	qp->resp.mr = mr;
-	qp->resp.mr_key = key;
 }
 
 /**
@@ -301,29 +306,22 @@ struct softrdma_mr *softrdma_resp_mr_get(struct softrdma_qp *qp, u32 key,
 {
 	struct softrdma_mr *mr = qp->resp.mr;
 
-	if (mr && qp->resp.mr_key == key) {
-		*err = softrdma_mr_check(mr, qp->pd, key, iova, len, access);
-		if (*err)
-			return NULL;
+	/* -ENOENT from the kept MR: @key is another's, for the table. */
+	*err = mr ? softrdma_mr_check(mr, qp->pd, key, iova, len, access) :
+		    -ENOENT;
+	if (!*err) {
 		refcount_inc(&mr->refs);
-	} else {
-		mr = softrdma_mr_lookup(qp->sdev, qp->pd, key, iova, len,
-					access, err);
-		if (!mr && remote && *err == -ENOENT)
-			return softrdma_mw_get_mr(qp, key, iova, len, access,
-						  err);
-		if (!mr)
-			return NULL;
-		softrdma_resp_mr_keep(qp, mr, key);
+		return softrdma_mr_hold(mr, iova, len, access, err);
 	}
-	if (mr->type == SOFTRDMA_MR_ODP) {
-		*err = softrdma_odp_hold(mr, iova, len, access);
-		if (*err) {
-			softrdma_mr_unref(mr);
-			return NULL;
-		}
-	}
-	return mr;
+	if (*err != -ENOENT)
+		return NULL;
+	mr = softrdma_mr_lookup(qp->sdev, qp->pd, key, iova, len, access, err);
+	if (!mr && remote && *err == -ENOENT)
+		return softrdma_mw_get_mr(qp, key, iova, len, access, err);
+	if (!mr)
+		return NULL;
+	softrdma_resp_mr_keep(qp, mr, key);
+	return softrdma_mr_hold(mr, iova, len, access, err);
 }
 
 /**

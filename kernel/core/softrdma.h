@@ -240,12 +240,11 @@ struct softrdma_qp {
 		struct softrdma_sge rsge[SOFTRDMA_MAX_SGE];
 		/*
 		 * The MR the last request placed in went through, kept
-		 * with a reference, and the key that named it: the
-		 * packets and messages after it that name the same key
-		 * skip the key table (softrdma_resp_mr_get()).
+		 * with a reference: the packets and messages after it
+		 * that name its key skip the key table
+		 * (softrdma_resp_mr_get()).
 		 */
 		struct softrdma_mr *mr;
-		u32 mr_key;
 	} resp;
 	struct softrdma_qp_attrs attrs;
 	struct list_head poll_node;	/* on the poller's list */
