@@ -82,7 +82,6 @@ struct softrdma_odp_range {
 /* The ODP state of an MR. */
 struct softrdma_odp {
 	struct ib_umem_odp *umem;	/* the MR's; an implicit one's root */
-	struct softrdma_mr *mr;
 	struct softrdma_dev *sdev;
 	bool implicit;			/* the whole address space */
 	struct softrdma_odp_range whole;	/* not implicit: all of it */
@@ -421,21 +420,22 @@ void softrdma_odp_release(struct softrdma_mr *mr)
 		wake_up(&odp->wait);
 }
 
-/* softrdma_odp_page() of an implicit MR: its child's page. */
-struct page *softrdma_odp_child_page(struct softrdma_mr *mr, size_t idx)
+/*
+ * softrdma_odp_page() of an implicit MR: the page table of the child that
+ * holds page @*idx (from address 0), @*idx made its index there.
+ */
+const unsigned long *softrdma_odp_child_pfns(struct softrdma_mr *mr,
+					     size_t *idx)
 {
 	struct softrdma_odp_range *r;
-	unsigned long pfn;
 
 	/* A hold found the child: children live as long as the MR. */
 	r = xa_load(&mr->odp->children,
-		    idx >> (SOFTRDMA_ODP_CHILD_SHIFT - PAGE_SHIFT));
+		    *idx >> (SOFTRDMA_ODP_CHILD_SHIFT - PAGE_SHIFT));
 	if (WARN_ON_ONCE(!r))
 		return NULL;
-	pfn = READ_ONCE(r->pfns[idx & (SOFTRDMA_ODP_CHILD_PAGES - 1)]);
-	if (WARN_ON_ONCE(!(pfn & HMM_PFN_VALID)))
-		return NULL;
-	return hmm_pfn_to_page(pfn);
+	*idx &= SOFTRDMA_ODP_CHILD_PAGES - 1;
+	return r->pfns;
 }
 
 /*
@@ -564,7 +564,6 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	mutex_init(&odp->map_lock);
 	xa_init(&odp->children);
 	INIT_WORK(&odp->fault_work, softrdma_odp_fault_work);
-	odp->mr = mr;
 	odp->sdev = sdev;
 	odp->implicit = implicit;
 	mr->odp = odp;
@@ -717,7 +716,8 @@ void softrdma_odp_release(struct softrdma_mr *mr)
 {
 }
 
-struct page *softrdma_odp_child_page(struct softrdma_mr *mr, size_t idx)
+const unsigned long *softrdma_odp_child_pfns(struct softrdma_mr *mr,
+					     size_t *idx)
 {
 	return NULL;
 }

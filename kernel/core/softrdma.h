@@ -685,7 +685,8 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 void softrdma_odp_dereg(struct softrdma_mr *mr);
 int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access);
 void softrdma_odp_release(struct softrdma_mr *mr);
-struct page *softrdma_odp_child_page(struct softrdma_mr *mr, size_t idx);
+const unsigned long *softrdma_odp_child_pfns(struct softrdma_mr *mr,
+					     size_t *idx);
 void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr);
 int softrdma_advise_mr(struct ib_pd *ibpd,
 		       enum ib_uverbs_advise_mr_advice advice, u32 flags,
@@ -700,11 +701,15 @@ static inline struct page *softrdma_odp_page(struct softrdma_mr *mr,
 					     size_t idx)
 {
 #if SOFTRDMA_ODP
+	const unsigned long *pfns = mr->odp_pfns;
 	unsigned long pfn;
 
-	if (!mr->odp_pfns)
-		return softrdma_odp_child_page(mr, idx);
-	pfn = READ_ONCE(mr->odp_pfns[idx]);
+	if (!pfns) {
+		pfns = softrdma_odp_child_pfns(mr, &idx);
+		if (!pfns)
+			return NULL;
+	}
+	pfn = READ_ONCE(pfns[idx]);
 	/* A hold keeps it: an invalidation waits for the access to end. */
 	if (WARN_ON_ONCE(!(pfn & HMM_PFN_VALID)))
 		return NULL;
