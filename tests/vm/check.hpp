@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -91,6 +92,16 @@ inline ibv_qp_init_attr qp_attr(ibv_qp_type type, ibv_cq *cq, std::uint32_t wr,
 	ia.cap.max_send_sge = sge;
 	ia.cap.max_recv_sge = sge;
 	return ia;
+}
+
+// A counter of device DEV's port 1 (rdma statistic), -1 if unreadable.
+inline long hw_counter(const std::string &dev, const char *name)
+{
+	std::ifstream f("/sys/class/infiniband/" + dev + "/ports/1/hw_counters/" + name);
+	long v = -1;
+
+	f >> v;
+	return v;
 }
 
 inline int summary()

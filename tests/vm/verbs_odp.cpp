@@ -48,13 +48,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <thread>
 
 #include "rc_pair.hpp"
 
 using vmtest::check;
+using vmtest::hw_counter;
 
 namespace {
 
@@ -70,16 +70,6 @@ bool wait_wc(ibv_cq *cq, ibv_wc &wc)
 			return n == 1;
 	}
 	return false;
-}
-
-// A counter of DEV's port 1 (rdma statistic), -1 if it cannot be read.
-long hw_counter(const std::string &dev, const char *name)
-{
-	std::ifstream f("/sys/class/infiniband/" + dev + "/ports/1/hw_counters/" + name);
-	long v = -1;
-
-	f >> v;
-	return v;
 }
 
 constexpr std::size_t kPage = 4096;

@@ -178,13 +178,7 @@ struct UdSide {
 		return ibv_post_send(qp, &wr, &bad);
 	}
 
-	[[nodiscard]] long counter(const char *name) const
-	{
-		std::ifstream f("/sys/class/infiniband/" + dev + "/ports/1/hw_counters/" + name);
-		long v = -1;
-		f >> v;
-		return v;
-	}
+	[[nodiscard]] long counter(const char *name) const { return vmtest::hw_counter(dev, name); }
 };
 
 // No completion arrives on cq within about 200 ms.
