@@ -40,14 +40,6 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 }
 #endif
 
-/*
- * The unbound system workqueue is system_dfl_wq (6.17 on, and stable
- * 6.12); before, system_unbound_wq, which 7.x calls deprecated.
- */
-#ifndef SOFTRDMA_HAVE_SYSTEM_DFL_WQ
-#define system_dfl_wq system_unbound_wq
-#endif
-
 /* CRC32C: crc32c() in <linux/crc32.h>; before it, __crc32c_le(). */
 #ifndef SOFTRDMA_HAVE_CRC32C
 static inline u32 crc32c(u32 crc, const void *p, size_t len)
@@ -131,6 +123,16 @@ static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
 #endif
 
 /*
+ * The ODP caps for RDMA FLUSH and ATOMIC WRITE have their names from 6.15
+ * on; before, query_device_ex passes the transport caps' bits on as they
+ * are, and the bits are the uverbs ABI's (IB_UVERBS_ODP_SUPPORT_*).
+ */
+#ifndef SOFTRDMA_HAVE_ODP_FLUSH
+#define IB_ODP_SUPPORT_FLUSH		BIT(6)
+#define IB_ODP_SUPPORT_ATOMIC_WRITE	BIT(7)
+#endif
+
+/*
  * On-demand paging (odp.c), with CONFIG_INFINIBAND_ON_DEMAND_PAGING:
  * SOFTRDMA_ODP is 1. ib_umem_odp keeps the pages it mapped in an
  * hmm_dma_map (SOFTRDMA_HAVE_HMM_DMA_MAP: 6.16 on), whose pfn_list holds
@@ -143,16 +145,6 @@ static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
 #if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
 #define SOFTRDMA_ODP	1
 #include <linux/hmm.h>
-
-/*
- * The ODP caps for RDMA FLUSH and ATOMIC WRITE have their names from 6.15
- * on; before, query_device_ex passes the transport caps' bits on as they
- * are, and the bits are the uverbs ABI's (IB_UVERBS_ODP_SUPPORT_*).
- */
-#ifndef SOFTRDMA_HAVE_ODP_FLUSH
-#define IB_ODP_SUPPORT_FLUSH		BIT(6)
-#define IB_ODP_SUPPORT_ATOMIC_WRITE	BIT(7)
-#endif
 
 #ifdef SOFTRDMA_HAVE_HMM_DMA_MAP
 /* The access mask ib_umem_odp_map_dma_and_lock() takes. */

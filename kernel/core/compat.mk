@@ -34,8 +34,6 @@ ccflags-y += $(call softrdma_probe,HMM_DMA_MAP,rdma/ib_umem_odp.h,\
 ccflags-y += $(call softrdma_probe,IB_DMAH,rdma/ib_verbs.h,struct ib_dmah \{)
 # ODP caps for RDMA FLUSH and ATOMIC WRITE (6.15 on).
 ccflags-y += $(call softrdma_probe,ODP_FLUSH,rdma/ib_verbs.h,\<IB_ODP_SUPPORT_FLUSH\>)
-ccflags-y += $(call softrdma_probe,SYSTEM_DFL_WQ,linux/workqueue.h,\
-	\<system_dfl_wq\>)
 ccflags-y += $(call softrdma_probe,IB_FLUSH,rdma/ib_verbs.h,\<IB_WR_FLUSH\>)
 ccflags-y += $(call softrdma_probe,SPLICE_PAGES,linux/gfp.h \
 	linux/page_frag_cache.h,\<page_frag_cache_drain\>)

@@ -210,6 +210,7 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_RX_UD_ODP_DROPS] = { .name = "rx_ud_odp_drops" },
 	[SOFTRDMA_CNT_ODP_FAULTS] = { .name = "odp_faults" },
 	[SOFTRDMA_CNT_ODP_INVALIDATIONS] = { .name = "odp_invalidations" },
+	[SOFTRDMA_CNT_RX_ODP_WAITS] = { .name = "rx_odp_waits" },
 };
 
 static_assert(ARRAY_SIZE(softrdma_counter_descs) == SOFTRDMA_NUM_COUNTERS);

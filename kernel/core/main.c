@@ -193,6 +193,9 @@ static int __init softrdma_init(void)
 	ret = softrdma_poll_init();
 	if (ret)
 		return ret;
+	ret = softrdma_odp_init();
+	if (ret)
+		goto err_poll;
 	/* Both transports' CRCs: before any of them can send or receive. */
 	softrdma_crc_init();
 	for (i = 0; i < ARRAY_SIZE(softrdma_transports); i++) {
@@ -214,6 +217,8 @@ static int __init softrdma_init(void)
 err_transports:
 	softrdma_transports_exit(i);
 	softrdma_crc_exit();
+	softrdma_odp_exit();
+err_poll:
 	softrdma_poll_exit();
 	return ret;
 }
@@ -232,6 +237,7 @@ static void __exit softrdma_exit(void)
 		   !atomic_read(&softrdma_num_devices));
 	softrdma_transports_exit(ARRAY_SIZE(softrdma_transports));
 	softrdma_crc_exit();
+	softrdma_odp_exit();
 	softrdma_poll_exit();
 }
 

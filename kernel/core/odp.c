@@ -30,7 +30,9 @@
  * (ib_umem_odp_map_dma_and_lock()). The transport tries again later: the
  * RoCE responder answers an RNR NAK, the requester sends at the next tick,
  * the completer drops the READ response (the retry timer asks again), a UD
- * QP keeps the datagram for its next tick (roce/ud.c). A
+ * QP keeps the datagram for its next tick (roce/ud.c); the iWARP receiver
+ * stops taking the stream until the fault is done (iwarp/rx.c), and its
+ * sender, in process context, waits for it (softrdma_odp_flush()). A
  * fault that fails (the range is not mapped any more) makes the next
  * access of that range fail with -EFAULT: an error completion, or a NAK.
  *
@@ -49,6 +51,9 @@
 #include "softrdma.h"
 
 #if SOFTRDMA_ODP
+
+/* The faults of every ODP MR: softrdma_odp_flush() waits for them. */
+static struct workqueue_struct *softrdma_odp_wq;
 
 /*
  * A fault brings in up to this much past the access that asked for it
@@ -375,7 +380,7 @@ static noinline int softrdma_odp_hold_slow(struct softrdma_mr *mr, u64 start,
 		odp->fault_need_end = end;
 		odp->fault_end = ahead;
 		odp->fault_queued = true;
-		queue_work(system_dfl_wq, &odp->fault_work);
+		queue_work(softrdma_odp_wq, &odp->fault_work);
 	}
 out:
 	spin_unlock_irqrestore(&odp->lock, flags);
@@ -408,6 +413,27 @@ int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
 		return 0;
 	softrdma_odp_release(mr);
 	return softrdma_odp_hold_slow(mr, start, start + len);
+}
+
+/*
+ * Wait for the faults queued so far (process context): an access that
+ * found its pages absent (-EBUSY) then finds them present, unless an
+ * invalidation took them since, or -EFAULT if its fault failed.
+ */
+void softrdma_odp_flush(void)
+{
+	flush_workqueue(softrdma_odp_wq);
+}
+
+int softrdma_odp_init(void)
+{
+	softrdma_odp_wq = alloc_workqueue("softrdma_odp", WQ_UNBOUND, 0);
+	return softrdma_odp_wq ? 0 : -ENOMEM;
+}
+
+void softrdma_odp_exit(void)
+{
+	destroy_workqueue(softrdma_odp_wq);
 }
 
 /* The end of a softrdma_odp_hold(). Any context. */
@@ -546,7 +572,8 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	struct softrdma_mr *mr;
 	int ret;
 
-	if (!sdev->transport->odp || (access & ~SOFTRDMA_ODP_ACCESS))
+	if (!(sdev->transport->odp_caps.general_caps & IB_ODP_SUPPORT) ||
+	    (access & ~SOFTRDMA_ODP_ACCESS))
 		return ERR_PTR(-EOPNOTSUPP);
 	if (implicit ? iova : !length || length > SOFTRDMA_MAX_MR_SIZE)
 		return ERR_PTR(-EINVAL);
@@ -624,22 +651,15 @@ void softrdma_odp_dereg(struct softrdma_mr *mr)
 	mr->umem = NULL;
 }
 
-/* ODP capabilities, as mlx5 reports what it does: see the transport's. */
+/* ODP capabilities, as mlx5 reports what it does: the transport's. */
 void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr)
 {
-	u32 caps = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
-		   IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
-		   IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV |
-		   IB_ODP_SUPPORT_FLUSH | IB_ODP_SUPPORT_ATOMIC_WRITE;
+	const struct ib_odp_caps *caps = &sdev->transport->odp_caps;
 
-	if (!sdev->transport->odp)
+	if (!(caps->general_caps & IB_ODP_SUPPORT))
 		return;
 	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
-	attr->odp_caps.per_transport_caps.rc_odp_caps = caps;
-	attr->odp_caps.per_transport_caps.xrc_odp_caps = caps;
-	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND |
-							IB_ODP_SUPPORT_RECV;
+	attr->odp_caps = *caps;
 }
 
 /**
@@ -696,6 +716,19 @@ int softrdma_advise_mr(struct ib_pd *ibpd,
 }
 
 #else /* !SOFTRDMA_ODP */
+
+void softrdma_odp_flush(void)
+{
+}
+
+int softrdma_odp_init(void)
+{
+	return 0;
+}
+
+void softrdma_odp_exit(void)
+{
+}
 
 struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access)

@@ -86,6 +86,7 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_RX_UD_ODP_DROPS,	/* UD: no room to wait for ODP pages */
 	SOFTRDMA_CNT_ODP_FAULTS,	/* ODP: ranges the worker faulted in */
 	SOFTRDMA_CNT_ODP_INVALIDATIONS,	/* ODP: ranges the MMU notifier took */
+	SOFTRDMA_CNT_RX_ODP_WAITS,	/* iWARP: the stream held for ODP pages */
 	SOFTRDMA_NUM_COUNTERS
 };
 
@@ -680,11 +681,21 @@ int softrdma_key_invalidate(struct softrdma_qp *qp, u32 key, bool remote);
 void softrdma_keys_init(struct softrdma_dev *sdev);
 
 /* odp.c */
+/* ODP of RC QPs: every operation (RoCE's XRC too). */
+#define SOFTRDMA_ODP_RC_CAPS (IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV | \
+			      IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ | \
+			      IB_ODP_SUPPORT_ATOMIC | \
+			      IB_ODP_SUPPORT_SRQ_RECV | \
+			      IB_ODP_SUPPORT_FLUSH | \
+			      IB_ODP_SUPPORT_ATOMIC_WRITE)
 struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access);
 void softrdma_odp_dereg(struct softrdma_mr *mr);
 int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access);
 void softrdma_odp_release(struct softrdma_mr *mr);
+void softrdma_odp_flush(void);
+int softrdma_odp_init(void);
+void softrdma_odp_exit(void);
 const unsigned long *softrdma_odp_child_pfns(struct softrdma_mr *mr,
 					     size_t *idx);
 void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr);

@@ -35,10 +35,12 @@ struct softrdma_transport {
 	/* IB_QP_CREATE_* flags its UD QPs take (none for other types). */
 	u32 ud_create_flags;
 	/*
-	 * Its RC, XRC and UD paths wait for pages on demand (-EBUSY of
-	 * softrdma_mr_get(), odp.c): ODP MRs are registered on it.
+	 * What of ODP its paths take (the IB_ODP_SUPPORT_* of each QP type,
+	 * as ibv_query_device_ex reports them): they wait for pages on demand
+	 * (-EBUSY of softrdma_mr_get(), odp.c). Without IB_ODP_SUPPORT in
+	 * general_caps, ODP MRs are refused.
 	 */
-	bool odp;
+	struct ib_odp_caps odp_caps;
 	/*
 	 * SOFTRDMA_ECE_* its QPs can agree on with their peers through the
 	 * connection manager (ECE), told to processes in their ucontext;

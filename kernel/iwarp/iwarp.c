@@ -165,6 +165,20 @@ const struct softrdma_transport softrdma_iwarp_transport = {
 	.gid_tbl_len = 1,
 	.port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP,
 	.ip_gids = false,
+	/*
+	 * ODP MRs: the receiver stops taking the stream until their pages
+	 * are in, the sender waits for them (rx.c, tx.c). No FLUSH or ATOMIC
+	 * WRITE on this transport.
+	 */
+	.odp_caps = {
+		.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT,
+		.per_transport_caps.rc_odp_caps = IB_ODP_SUPPORT_SEND |
+						  IB_ODP_SUPPORT_RECV |
+						  IB_ODP_SUPPORT_WRITE |
+						  IB_ODP_SUPPORT_READ |
+						  IB_ODP_SUPPORT_ATOMIC |
+						  IB_ODP_SUPPORT_SRQ_RECV,
+	},
 	/* iw_cm carries no ECE: QPs run as the verbs say, no options. */
 	.ece_caps = 0,
 

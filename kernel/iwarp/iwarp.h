@@ -365,6 +365,7 @@ enum softrdma_iw_rx_state {
 				 * its buffer
 				 */
 	IW_RX_TRAILER,		/* then its pad and CRC field */
+	IW_RX_WAIT,		/* all of it, checked, waiting for ODP pages */
 };
 
 /*
@@ -425,6 +426,7 @@ struct softrdma_iw_qp {
 	u32 rx_ulen;
 	/* Receive: one FPDU at a time. */
 	bool rx_stop;			/* the stream cannot be parsed on */
+	bool rx_odp_wait;		/* stopped until ODP pages are in */
 	u8 rx_state;			/* IW_RX_* (rx.c) */
 	u32 rx_have;
 	u32 rx_need;
@@ -536,23 +538,26 @@ int softrdma_iw_send_rtr(struct softrdma_qp *qp, struct socket *sock,
 void softrdma_iw_tx_work(struct work_struct *work);
 void softrdma_iw_tx_soon(struct softrdma_qp *qp);
 
-/* rdmap.c: the RDMAP messages that arrive */
+/*
+ * rdmap.c: the RDMAP messages that arrive. Those that return int return
+ * -EBUSY for a message that waits for ODP pages (nothing done), else 0.
+ */
 void softrdma_iw_tagged_error(struct softrdma_qp *qp, int err);
-void softrdma_iw_rx_write(struct softrdma_qp *qp, u32 stag, u64 to, u8 *p,
-			  u32 n);
-void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to, bool last,
-			  u8 *p, u32 n);
+int softrdma_iw_rx_write(struct softrdma_qp *qp, u32 stag, u64 to, u8 *p,
+			 u32 n);
+int softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to, bool last,
+			 u8 *p, u32 n);
 void softrdma_iw_rx_send_fail(struct softrdma_qp *qp, int err);
 void softrdma_iw_rx_send_end(struct softrdma_qp *qp, u8 op, bool last,
 			     u32 inv_stag, u32 end);
-void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last, u32 inv_stag,
-			 u32 msn, u32 mo, u8 *p, u32 n);
+int softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last, u32 inv_stag,
+			u32 msn, u32 mo, u8 *p, u32 n);
 void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
 			 u8 *p, u32 n);
-void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
+int softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
+			u8 *p, u32 n);
+int softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
 			 u8 *p, u32 n);
-void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
-			  u8 *p, u32 n);
 void softrdma_iw_rx_term(struct softrdma_qp *qp, u8 *p, u32 n);
 
 /* rx.c */

@@ -6,6 +6,10 @@
  * Sends go into the RQ's receives, with RFC 7306 Immediate Data; Read and
  * Atomic Requests are queued for the sender to answer (IRD); a Terminate
  * from the peer ends the QP. Caller holds qp->lock.
+ *
+ * A message whose pages are in an ODP MR and not present is not taken:
+ * its handler returns -EBUSY having changed nothing, the fault is queued,
+ * and rx.c hands it the same message again once the fault is done.
  */
 #include "iwarp.h"
 
@@ -15,7 +19,8 @@ void softrdma_iw_tagged_error(struct softrdma_qp *qp, int err)
 	if (err == -EACCES)
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
 					 TERM_RDMAP_PROTECTION, TERM_RDMAP_ACCESS);
-	else if (err == -ERANGE)
+	else if (err == -ERANGE || err == -EFAULT)
+		/* -EFAULT: ODP pages the process does not have there. */
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
 					 TERM_DDP_T_BOUNDS);
 	else
@@ -32,8 +37,8 @@ static void softrdma_iw_rkey_error(struct softrdma_qp *qp, int err)
 				 TERM_RDMAP_INVALID_STAG);
 }
 
-void softrdma_iw_rx_write(struct softrdma_qp *qp, u32 stag, u64 to, u8 *p,
-			  u32 n)
+int softrdma_iw_rx_write(struct softrdma_qp *qp, u32 stag, u64 to, u8 *p,
+			 u32 n)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_mr *mr;
@@ -44,22 +49,25 @@ void softrdma_iw_rx_write(struct softrdma_qp *qp, u32 stag, u64 to, u8 *p,
 		iw->rtr_due = false;
 		if (iw->cep)
 			softrdma_cep_established(iw->cep);
-		return;
+		return 0;
 	}
 	if (!n)
-		return;
+		return 0;
 	if (!(qp->attrs.access & IB_ACCESS_REMOTE_WRITE)) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
 					 TERM_RDMAP_PROTECTION, TERM_RDMAP_ACCESS);
-		return;
+		return 0;
 	}
 	mr = softrdma_rkey_get(qp, stag, to, n, IB_ACCESS_REMOTE_WRITE, &err);
+	if (!mr && err == -EBUSY)
+		return err;
 	if (!mr) {
 		softrdma_iw_tagged_error(qp, err);
-		return;
+		return 0;
 	}
 	softrdma_mr_copy(mr, to, p, n, true);
 	softrdma_mr_put(mr);
+	return 0;
 }
 
 /*
@@ -82,19 +90,20 @@ static void softrdma_iw_rx_resp_fail(struct softrdma_qp *qp, u32 idx,
 		softrdma_cep_close(iw->cep, false);
 }
 
-void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to, bool last,
-			  u8 *p, u32 n)
+int softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to, bool last,
+			 u8 *p, u32 n)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_swqe *s;
 	struct softrdma_sge *sge;
 	u32 idx, slot;
 	u64 off;
+	int err;
 
 	if (iw->orq_head == iw->orq_tail) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
 					 TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
-		return;
+		return 0;
 	}
 	idx = iw->orq[iw->orq_head % iw->orq_size];
 	slot = idx & (qp->sq.num_slots - 1);
@@ -103,29 +112,32 @@ void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to, bool last,
 		/* An atomic is answered first. */
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
 					 TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
-		return;
+		return 0;
 	}
 	sge = qp->ssge + (size_t)slot * qp->sq_max_sge;
 	off = to - (s->wqe.num_sge ? sge[0].addr : 0);
 	if (stag != (s->wqe.num_sge ? sge[0].lkey : 0)) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
 					 TERM_DDP_T_INVALID_STAG);
-		return;
+		return 0;
 	}
 	if (off != iw->rresp_off || n > s->len - off ||
 	    (last && off + n != s->len)) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_TAGGED,
 					 TERM_DDP_T_BOUNDS);
-		return;
+		return 0;
 	}
-	if (n && softrdma_sge_copy(qp, sge, s->wqe.num_sge, off, p, n, true,
-				   IB_ACCESS_LOCAL_WRITE)) {
+	err = n ? softrdma_sge_copy(qp, sge, s->wqe.num_sge, off, p, n, true,
+				    IB_ACCESS_LOCAL_WRITE) : 0;
+	if (err == -EBUSY)
+		return err;
+	if (err) {
 		softrdma_iw_rx_resp_fail(qp, idx, IB_WC_LOC_PROT_ERR);
-		return;
+		return 0;
 	}
 	iw->rresp_off += n;
 	if (!last)
-		return;
+		return 0;
 	/* All of it placed: a Read with Invalidate invalidates its sink. */
 	if (iw->swqe[slot].read_inv &&
 	    softrdma_frmr_invalidate(qp->sdev, qp->pd,
@@ -134,7 +146,7 @@ void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to, bool last,
 			  "QP %u: read with invalidate: key 0x%x is no FRMR\n",
 			  qp->ibqp.qp_num, iw->swqe[slot].inv_key);
 		softrdma_iw_rx_resp_fail(qp, idx, IB_WC_LOC_PROT_ERR);
-		return;
+		return 0;
 	}
 	iw->rresp_off = 0;
 	iw->orq_head++;
@@ -143,6 +155,7 @@ void softrdma_iw_rx_rresp(struct softrdma_qp *qp, u32 stag, u64 to, bool last,
 	/* A read slot is free: what waited for it may go. */
 	if (softrdma_iw_req_pending(qp))
 		queue_work(softrdma_iw_wq, &iw->tx_work);
+	return 0;
 }
 
 static void softrdma_iw_complete_recv(struct softrdma_qp *qp, u32 status,
@@ -266,8 +279,8 @@ void softrdma_iw_rx_send_end(struct softrdma_qp *qp, u8 op, bool last,
 	softrdma_recv_complete(qp, &cqe, se);
 }
 
-void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last, u32 inv_stag,
-			 u32 msn, u32 mo, u8 *p, u32 n)
+int softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last, u32 inv_stag,
+			u32 msn, u32 mo, u8 *p, u32 n)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	bool inv = op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV;
@@ -276,36 +289,39 @@ void softrdma_iw_rx_send(struct softrdma_qp *qp, u8 op, bool last, u32 inv_stag,
 
 	if (op == RDMAP_IMM || op == RDMAP_IMM_SE) {
 		softrdma_iw_rx_imm(qp, op, last, msn, mo, p, n);
-		return;
+		return 0;
 	}
 	if (op != RDMAP_SEND && op != RDMAP_SEND_SE && !inv) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
 					 TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
-		return;
+		return 0;
 	}
 	if (msn != iw->rx_msn[SOFTRDMA_QN_SEND]) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 					 TERM_DDP_U_MSN_RANGE);
-		return;
+		return 0;
 	}
 	if (!qp->resp.in_recv && !softrdma_recv_take(qp)) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 					 TERM_DDP_U_NO_BUFFER);
-		return;
+		return 0;
 	}
 	/* Segments of a message arrive in order on the stream. */
 	if (!softrdma_ddp_seq_check(msn, mo, msn, qp->resp.roff, &tc)) {
 		softrdma_iw_complete_recv(qp, IB_WC_REM_INV_REQ_ERR, 0, false);
 		softrdma_iw_qp_terminate(qp, tc.layer, tc.etype, tc.code);
-		return;
+		return 0;
 	}
 	err = n ? softrdma_sge_copy(qp, qp->resp.rsge, qp->resp.rwqe.num_sge,
 				    mo, p, n, true, IB_ACCESS_LOCAL_WRITE) : 0;
+	if (err == -EBUSY)
+		return err;
 	if (err) {
 		softrdma_iw_rx_send_fail(qp, err);
-		return;
+		return 0;
 	}
 	softrdma_iw_rx_send_end(qp, op, last, inv_stag, mo + n);
+	return 0;
 }
 
 /*
@@ -363,14 +379,19 @@ void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
 						 TERM_RDMAP_ACCESS);
 			return;
 		}
+		/*
+		 * ODP pages not present (-EBUSY) passed every check: their
+		 * fault, queued now, is the sender's prefetch.
+		 */
 		mr = softrdma_rkey_get(qp, ntohl(req.src_stag),
 				       be64_to_cpu(req.src_to), ntohl(req.len),
 				       IB_ACCESS_REMOTE_READ, &err);
-		if (!mr) {
+		if (!mr && err != -EBUSY) {
 			softrdma_iw_rkey_error(qp, err);
 			return;
 		}
-		softrdma_mr_put(mr);
+		if (mr)
+			softrdma_mr_put(mr);
 	}
 	rr = &iw->irq[iw->irq_tail % iw->irq_size];
 	rr->atomic = false;
@@ -384,8 +405,8 @@ void softrdma_iw_rx_rreq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
 }
 
 /* An RFC 7306 Atomic Request: carried out now, answered in IRD order. */
-void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
-			 u8 *p, u32 n)
+int softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
+			u8 *p, u32 n)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_rdmap_areq a;
@@ -398,16 +419,15 @@ void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
 
 	if (!softrdma_iw_rx_one(qp, op, RDMAP_ATOMIC_REQ, SOFTRDMA_QN_AREQ,
 				msn, last, n, sizeof(a)))
-		return;
+		return 0;
 	/* Atomics and READs share the IRD. */
 	ird = clamp_t(u32, qp->attrs.max_dest_rd_atomic, 1, iw->irq_size);
 	if (iw->irq_tail - iw->irq_head >= ird) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_DDP, TERM_DDP_UNTAGGED,
 					 TERM_DDP_U_NO_BUFFER);
-		return;
+		return 0;
 	}
 	memcpy(&a, p, sizeof(a));
-	iw->rx_msn[SOFTRDMA_QN_AREQ]++;
 	aop = ntohl(a.opcode) & 0xf;
 	cmp = aop == SOFTRDMA_ATOMIC_CMP_SWAP;
 	/* Plain compare-and-swap and fetch-and-add only: no partial masks. */
@@ -417,12 +437,12 @@ void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
 	    (!cmp && a.swap_add_mask)) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
 					 TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
-		return;
+		return 0;
 	}
 	if (!(qp->attrs.access & IB_ACCESS_REMOTE_ATOMIC)) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
 					 TERM_RDMAP_PROTECTION, TERM_RDMAP_ACCESS);
-		return;
+		return 0;
 	}
 	to = be64_to_cpu(a.to);
 	mr = (to & 7) ? NULL :
@@ -430,6 +450,8 @@ void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
 			       IB_ACCESS_REMOTE_ATOMIC, &err);
 	if (to & 7)
 		err = -ERANGE;
+	if (!mr && err == -EBUSY)
+		return err;
 	if (mr) {
 		err = softrdma_mr_atomic(mr, to, cmp ? SOFTRDMA_MR_CMP_SWAP :
 					 SOFTRDMA_MR_FETCH_ADD,
@@ -441,29 +463,32 @@ void softrdma_iw_rx_areq(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
 	}
 	if (!mr || err) {
 		softrdma_iw_rkey_error(qp, err);
-		return;
+		return 0;
 	}
+	iw->rx_msn[SOFTRDMA_QN_AREQ]++;
 	rr = &iw->irq[iw->irq_tail % iw->irq_size];
 	rr->atomic = true;
 	rr->req_id = ntohl(a.req_id);
 	rr->orig = orig;
 	iw->irq_tail++;
 	softrdma_iw_tx_soon(qp);
+	return 0;
 }
 
 /* An RFC 7306 Atomic Response: for the oldest of our reads and atomics. */
-void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
-			  u8 *p, u32 n)
+int softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
+			 u8 *p, u32 n)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	struct softrdma_rdmap_aresp a;
 	struct softrdma_swqe *s;
 	u32 idx, slot;
 	u64 orig;
+	int err;
 
 	if (!softrdma_iw_rx_one(qp, op, RDMAP_ATOMIC_RESP, SOFTRDMA_QN_ARESP,
 				msn, last, n, sizeof(a)))
-		return;
+		return 0;
 	memcpy(&a, p, sizeof(a));
 	idx = iw->orq[iw->orq_head % iw->orq_size];
 	slot = idx & (qp->sq.num_slots - 1);
@@ -472,15 +497,18 @@ void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
 	    !softrdma_wr_is_atomic(s->wqe.opcode) || ntohl(a.req_id) != idx) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
 					 TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
-		return;
+		return 0;
 	}
-	iw->rx_msn[SOFTRDMA_QN_ARESP]++;
 	orig = be64_to_cpu(a.orig);
-	if (softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge, 1,
-			      0, &orig, sizeof(orig), true,
-			      IB_ACCESS_LOCAL_WRITE)) {
+	err = softrdma_sge_copy(qp, qp->ssge + (size_t)slot * qp->sq_max_sge,
+				1, 0, &orig, sizeof(orig), true,
+				IB_ACCESS_LOCAL_WRITE);
+	if (err == -EBUSY)
+		return err;
+	iw->rx_msn[SOFTRDMA_QN_ARESP]++;
+	if (err) {
 		softrdma_iw_rx_resp_fail(qp, idx, IB_WC_LOC_PROT_ERR);
-		return;
+		return 0;
 	}
 	iw->orq_head++;
 	iw->swqe[slot].done = true;
@@ -488,6 +516,7 @@ void softrdma_iw_rx_aresp(struct softrdma_qp *qp, u8 op, bool last, u32 msn,
 	/* An ORD slot is free: what waited for it may go. */
 	if (softrdma_iw_req_pending(qp))
 		queue_work(softrdma_iw_wq, &iw->tx_work);
+	return 0;
 }
 
 /* The peer's Terminate: fail what it was about, then the QP. */

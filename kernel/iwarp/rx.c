@@ -11,6 +11,12 @@
  * on the way and checked at its end). A work item sees the end of the
  * stream. It holds qp->lock while it places, never across a socket call.
  *
+ * Pages of an ODP MR that are not present (-EBUSY) stop the receiver where
+ * it is, before the bytes that need them: the rest stays in the socket
+ * (TCP's window closes on the peer), the fault is queued, and the work
+ * item waits for it (softrdma_odp_flush()) and goes on from there. An
+ * assembled FPDU that waits is checked once and handed to RDMAP again.
+ *
  * Not here: sending, the answers to requests too (tx.c), the QP's state
  * and SQ bookkeeping (qp.c), MPA framing and DDP header checks (mpa.c,
  * ddp.c).
@@ -25,48 +31,37 @@
 /* Where in iw->rxbuf the trailer of a placed FPDU goes: after its header. */
 #define SOFTRDMA_IW_RX_TRAILER	32
 
-/* One whole FPDU in iw->rxbuf. Caller holds qp->lock. */
-static void softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
+/*
+ * The ULPDU of the checked FPDU in iw->rxbuf, to RDMAP. Caller holds
+ * qp->lock. Return: -EBUSY if it waits for ODP pages (nothing done: it is
+ * handed here again), else 0.
+ */
+static int softrdma_iw_rx_ulpdu(struct softrdma_qp *qp)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
-	u8 *f = iw->rxbuf, *u = f + 2;
+	u8 *u = iw->rxbuf + 2;
+	u32 ulen = get_unaligned_be16(iw->rxbuf), n;
 	struct softrdma_term_cause tc;
-	u32 ulen, n;
-	bool last;
-	int err;
-	u8 op;
+	u8 op = u[1] & SOFTRDMA_RDMAP_OP_MASK;
+	bool last = u[0] & SOFTRDMA_DDP_L;
+	int ret = 0;
 
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
-		return;
-	/* The CRC, then the markers, which leave. */
-	err = softrdma_fpdu_check(f, iw->rx_need, iw->rx_soff, iw->crc,
-				  iw->rx_markers);
-	if (err == -EBADMSG)
-		softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_ICRC_ERR);
-	if (err) {
-		softrdma_iw_qp_terminate(qp, TERM_LAYER_LLP, 0,
-					 err == -EBADMSG ? TERM_LLP_CRC :
-					 TERM_LLP_MARKER);
-		return;
-	}
-	ulen = get_unaligned_be16(f);
-	softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_PKTS);
-	op = u[1] & SOFTRDMA_RDMAP_OP_MASK;
-	last = u[0] & SOFTRDMA_DDP_L;
+		return 0;
 	iw->rx_ulpdu = u;
 	iw->rx_ulen = ulen;
 	if (!softrdma_ddp_hdr_check(u, ulen, iw->ext ? SOFTRDMA_QN_NUM :
 				    SOFTRDMA_QN_AREQ, &tc)) {
 		softrdma_iw_qp_terminate(qp, tc.layer, tc.etype, tc.code);
 		iw->rx_ulpdu = NULL;
-		return;
+		return 0;
 	}
 	/* RFC 7306 opcodes from a peer that did not agree to them. */
 	if (op >= RDMAP_FIRST_EXT && !iw->ext) {
 		softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
 					 TERM_RDMAP_OPERATION, TERM_RDMAP_OPCODE);
 		iw->rx_ulpdu = NULL;
-		return;
+		return 0;
 	}
 	if (u[0] & SOFTRDMA_DDP_T) {
 		struct softrdma_ddp_tagged h;
@@ -74,13 +69,13 @@ static void softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
 		memcpy(&h, u, sizeof(h));
 		n = ulen - SOFTRDMA_TAGGED_LEN;
 		if (op == RDMAP_WRITE)
-			softrdma_iw_rx_write(qp, ntohl(h.stag),
-					     be64_to_cpu(h.to),
-					     u + SOFTRDMA_TAGGED_LEN, n);
+			ret = softrdma_iw_rx_write(qp, ntohl(h.stag),
+						   be64_to_cpu(h.to),
+						   u + SOFTRDMA_TAGGED_LEN, n);
 		else if (op == RDMAP_READ_RESP)
-			softrdma_iw_rx_rresp(qp, ntohl(h.stag),
-					     be64_to_cpu(h.to), last,
-					     u + SOFTRDMA_TAGGED_LEN, n);
+			ret = softrdma_iw_rx_rresp(qp, ntohl(h.stag),
+						   be64_to_cpu(h.to), last,
+						   u + SOFTRDMA_TAGGED_LEN, n);
 		else
 			softrdma_iw_qp_terminate(qp, TERM_LAYER_RDMAP,
 						 TERM_RDMAP_OPERATION,
@@ -93,18 +88,22 @@ static void softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
 		n = ulen - SOFTRDMA_UNTAGGED_LEN;
 		switch (ntohl(h.qn)) {
 		case SOFTRDMA_QN_SEND:
-			softrdma_iw_rx_send(qp, op, last, ntohl(h.inv_stag),
-					    ntohl(h.msn), ntohl(h.mo), p, n);
+			ret = softrdma_iw_rx_send(qp, op, last,
+						  ntohl(h.inv_stag),
+						  ntohl(h.msn), ntohl(h.mo),
+						  p, n);
 			break;
 		case SOFTRDMA_QN_AREQ:
 			if (!iw->ext)
 				goto bad_qn;
-			softrdma_iw_rx_areq(qp, op, last, ntohl(h.msn), p, n);
+			ret = softrdma_iw_rx_areq(qp, op, last, ntohl(h.msn),
+						  p, n);
 			break;
 		case SOFTRDMA_QN_ARESP:
 			if (!iw->ext)
 				goto bad_qn;
-			softrdma_iw_rx_aresp(qp, op, last, ntohl(h.msn), p, n);
+			ret = softrdma_iw_rx_aresp(qp, op, last, ntohl(h.msn),
+						   p, n);
 			break;
 		case SOFTRDMA_QN_READ:
 			softrdma_iw_rx_rreq(qp, op, last, ntohl(h.msn), p, n);
@@ -120,6 +119,46 @@ bad_qn:
 		}
 	}
 	iw->rx_ulpdu = NULL;
+	return ret;
+}
+
+/*
+ * One whole FPDU in iw->rxbuf: its CRC and markers checked (the markers
+ * leave), then its ULPDU handled. Caller holds qp->lock. Return: as
+ * softrdma_iw_rx_ulpdu().
+ */
+static int softrdma_iw_rx_fpdu(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+	int err;
+
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		return 0;
+	err = softrdma_fpdu_check(iw->rxbuf, iw->rx_need, iw->rx_soff, iw->crc,
+				  iw->rx_markers);
+	if (err == -EBADMSG)
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_ICRC_ERR);
+	if (err) {
+		softrdma_iw_qp_terminate(qp, TERM_LAYER_LLP, 0,
+					 err == -EBADMSG ? TERM_LLP_CRC :
+					 TERM_LLP_MARKER);
+		return 0;
+	}
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_PKTS);
+	return softrdma_iw_rx_ulpdu(qp);
+}
+
+/*
+ * ODP pages are being faulted in for what comes next: stop taking the
+ * stream; the work item goes on once the fault is done.
+ */
+static void softrdma_iw_rx_odp_wait(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+
+	iw->rx_odp_wait = true;
+	softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_ODP_WAITS);
+	queue_work(softrdma_iw_wq, &iw->rx_work);
 }
 
 /* The FPDU is done with: the next one's header comes. */
@@ -233,9 +272,10 @@ static bool softrdma_iw_rx_peek_send(struct softrdma_qp *qp)
  * the next skb it is looked up again, and if it is gone or the QP stopped,
  * the rest of the FPDU is dropped. A Send's receive looks up its keys at
  * each copy (softrdma_sge_copy()); the first that fails is kept for the
- * end of the FPDU.
+ * end of the FPDU. Return: false if the bytes wait for ODP pages (not
+ * placed, nor taken).
  */
-static void softrdma_iw_rx_place(struct softrdma_qp *qp, const u8 *data,
+static bool softrdma_iw_rx_place(struct softrdma_qp *qp, const u8 *data,
 				 u32 n)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
@@ -252,6 +292,10 @@ static void softrdma_iw_rx_place(struct softrdma_qp *qp, const u8 *data,
 						      iw->rx_to, iw->rx_left,
 						      IB_ACCESS_REMOTE_WRITE,
 						      &err);
+			if (!iw->rx_mr && err == -EBUSY) {
+				spin_unlock_bh(&qp->lock);
+				return false;
+			}
 			if (!iw->rx_mr) {
 				iw->rx_ulpdu = iw->rxbuf + 2;
 				iw->rx_ulen = get_unaligned_be16(iw->rxbuf);
@@ -261,13 +305,19 @@ static void softrdma_iw_rx_place(struct softrdma_qp *qp, const u8 *data,
 		}
 		iw->rx_skip = !iw->rx_mr;
 	}
-	if (iw->rx_mr)
+	if (iw->rx_mr) {
 		softrdma_mr_copy(iw->rx_mr, iw->rx_to, (void *)data, n, true);
-	else if (iw->rx_send && !iw->rx_skip && !iw->rx_err)
-		iw->rx_err = softrdma_sge_copy(qp, qp->resp.rsge,
-					       qp->resp.rwqe.num_sge,
-					       iw->rx_to, (void *)data, n, true,
-					       IB_ACCESS_LOCAL_WRITE);
+	} else if (iw->rx_send && !iw->rx_skip && !iw->rx_err) {
+		err = softrdma_sge_copy(qp, qp->resp.rsge,
+					qp->resp.rwqe.num_sge, iw->rx_to,
+					(void *)data, n, true,
+					IB_ACCESS_LOCAL_WRITE);
+		if (err == -EBUSY) {
+			spin_unlock_bh(&qp->lock);
+			return false;
+		}
+		iw->rx_err = err;
+	}
 	if (iw->crc)
 		iw->rx_crc = softrdma_crc32c(iw->rx_crc, data, n);
 	spin_unlock_bh(&qp->lock);
@@ -283,6 +333,7 @@ static void softrdma_iw_rx_place(struct softrdma_qp *qp, const u8 *data,
 		iw->rx_need = iw->rx_flen - 2 -
 			      get_unaligned_be16(iw->rxbuf);
 	}
+	return true;
 }
 
 /* A placed Send is whole: its receive completes if it was the last. */
@@ -344,6 +395,7 @@ static bool softrdma_iw_rx_step(struct softrdma_qp *qp)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
 	u32 ulen, len;
+	int err;
 
 	switch (iw->rx_state) {
 	case IW_RX_HDR:
@@ -384,9 +436,14 @@ static bool softrdma_iw_rx_step(struct softrdma_qp *qp)
 		return true;
 	default:
 		spin_lock_bh(&qp->lock);
-		softrdma_iw_rx_fpdu(qp);
+		err = softrdma_iw_rx_fpdu(qp);
 		spin_unlock_bh(&qp->lock);
-		softrdma_iw_rx_next(iw);
+		if (err == -EBUSY) {
+			iw->rx_state = IW_RX_WAIT;
+			softrdma_iw_rx_odp_wait(qp);
+		} else {
+			softrdma_iw_rx_next(iw);
+		}
 		return true;
 	}
 }
@@ -394,20 +451,24 @@ static bool softrdma_iw_rx_step(struct softrdma_qp *qp)
 /*
  * Take @n bytes of the stream at @data: into the FPDU being assembled, or
  * the buffer of the one being placed; each step handled as it completes.
+ * Return: the bytes taken, fewer than @n if ODP pages are awaited.
  */
-static void softrdma_iw_rx_bytes(struct softrdma_qp *qp, const u8 *data,
-				 u32 n)
+static u32 softrdma_iw_rx_bytes(struct softrdma_qp *qp, const u8 *data,
+				u32 n)
 {
 	struct softrdma_iw_qp *iw = to_iwqp(qp);
-	u32 k;
+	u32 k, done = 0;
 
 	/* After a framing error only the close is awaited: drop the rest. */
-	while (n && !iw->rx_stop) {
+	while (n && !iw->rx_stop && !iw->rx_odp_wait) {
 		u8 *buf = iw->rxbuf;
 
 		if (iw->rx_state == IW_RX_PLACE) {
 			k = min(n, iw->rx_left);
-			softrdma_iw_rx_place(qp, data, k);
+			if (!softrdma_iw_rx_place(qp, data, k)) {
+				softrdma_iw_rx_odp_wait(qp);
+				break;
+			}
 		} else {
 			if (iw->rx_state == IW_RX_TRAILER)
 				buf += SOFTRDMA_IW_RX_TRAILER;
@@ -420,7 +481,34 @@ static void softrdma_iw_rx_bytes(struct softrdma_qp *qp, const u8 *data,
 		}
 		data += k;
 		n -= k;
+		done += k;
 	}
+	return done;
+}
+
+/*
+ * Go on after an ODP fault: the assembled FPDU that waited for it first.
+ * Return: false if it waits still.
+ */
+static bool softrdma_iw_rx_resume(struct softrdma_qp *qp)
+{
+	struct softrdma_iw_qp *iw = to_iwqp(qp);
+	int err;
+
+	if (!iw->rx_odp_wait)
+		return true;
+	iw->rx_odp_wait = false;
+	if (iw->rx_state != IW_RX_WAIT)
+		return true;
+	spin_lock_bh(&qp->lock);
+	err = softrdma_iw_rx_ulpdu(qp);
+	spin_unlock_bh(&qp->lock);
+	if (err == -EBUSY) {
+		softrdma_iw_rx_odp_wait(qp);
+		return false;
+	}
+	softrdma_iw_rx_next(iw);
+	return true;
 }
 
 /*
@@ -438,11 +526,10 @@ static int softrdma_iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	u32 done = 0, n;
 
 	skb_prepare_seq_read(skb, off, off + len, &st);
-	while (done < len && !iw->rx_stop &&
+	while (done < len && !iw->rx_stop && !iw->rx_odp_wait &&
 	       (n = skb_seq_read(done, &data, &st)) != 0) {
 		n = min_t(u32, n, len - done);
-		softrdma_iw_rx_bytes(qp, data, n);
-		done += n;
+		done += softrdma_iw_rx_bytes(qp, data, n);
 	}
 	skb_abort_seq_read(&st);
 	/* No MR is held between skbs (softrdma_iw_rx_place()). */
@@ -450,7 +537,8 @@ static int softrdma_iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		softrdma_mr_put(iw->rx_mr);
 		iw->rx_mr = NULL;
 	}
-	return len;
+	/* What waits for ODP pages stays in the socket; after rx_stop, none. */
+	return iw->rx_stop ? len : done;
 }
 
 /*
@@ -465,12 +553,14 @@ static void softrdma_iw_rx_read(struct softrdma_qp *qp, struct sock *sk)
 		.count = 1,
 	};
 
-	tcp_read_sock(sk, &desc, softrdma_iw_rx_actor);
+	if (softrdma_iw_rx_resume(qp))
+		tcp_read_sock(sk, &desc, softrdma_iw_rx_actor);
 }
 
 /*
- * The receiver's work item: what arrived before the QP started, and the
- * end of the stream (EOF: the peer closed; an error: it reset).
+ * The receiver's work item: what arrived before the QP started, what
+ * waited for ODP pages (once their fault is done), and the end of the
+ * stream (EOF: the peer closed; an error: it reset).
  */
 void softrdma_iw_rx_work(struct work_struct *work)
 {
@@ -487,9 +577,13 @@ void softrdma_iw_rx_work(struct work_struct *work)
 	if (!sock)
 		return;
 	sk = sock->sk;
+	/* A hint: what waits is read under the socket's lock. */
+	if (READ_ONCE(iw->rx_odp_wait))
+		softrdma_odp_flush();
 	lock_sock(sk);
 	softrdma_iw_rx_read(qp, sk);
-	if (skb_queue_empty(&sk->sk_receive_queue)) {
+	/* An FPDU that waits for ODP pages comes before the end. */
+	if (!iw->rx_odp_wait && skb_queue_empty(&sk->sk_receive_queue)) {
 		reset = sk->sk_err;
 		eof = sk->sk_shutdown & RCV_SHUTDOWN;
 	}

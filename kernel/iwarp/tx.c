@@ -321,6 +321,38 @@ static int softrdma_iw_xmit_mr(struct softrdma_iw_qp *iw, struct socket *sock,
 	return softrdma_iw_xmit_more(iw, sock, hlen + n, more);
 }
 
+/*
+ * softrdma_sge_copy() out of the WQE's SGEs, in process context: the pages
+ * of ODP MRs that are not present are faulted in and waited for. An ODP
+ * MR's pages are held for the copy only, never across a socket call: TCP
+ * may wait there for the peer, and an invalidation for the hold.
+ */
+static int softrdma_iw_sge_read(struct softrdma_qp *qp,
+				struct softrdma_sge *sge, u32 num_sge, u64 off,
+				void *dst, u32 n)
+{
+	int err;
+
+	while ((err = softrdma_sge_copy(qp, sge, num_sge, off, dst, n, false,
+					0)) == -EBUSY &&
+	       READ_ONCE(qp->state) == IB_QPS_RTS)
+		softrdma_odp_flush();
+	return err;
+}
+
+/* softrdma_rkey_get(), waiting for ODP pages as softrdma_iw_sge_read(). */
+static struct softrdma_mr *softrdma_iw_rkey_wait(struct softrdma_qp *qp,
+						 u32 key, u64 iova, u64 len,
+						 int access, int *err)
+{
+	struct softrdma_mr *mr;
+
+	while (!(mr = softrdma_rkey_get(qp, key, iova, len, access, err)) &&
+	       *err == -EBUSY && READ_ONCE(qp->state) == IB_QPS_RTS)
+		softrdma_odp_flush();
+	return mr;
+}
+
 /* Payload bytes of a segment after a DDP header of @hlen bytes. */
 static u32 softrdma_iw_seg_max(struct softrdma_iw_qp *iw, u32 hlen)
 {
@@ -429,8 +461,13 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 	    !iw->tx_markers) {
 		zmr = softrdma_mr_get(qp->sdev, qp->pd, sge[0].lkey,
 				      sge[0].addr, s->len, 0, &err);
-		if (!zmr)
+		/* ODP pages are copied, a segment at a time (below). */
+		if (zmr && zmr->type == SOFTRDMA_MR_ODP) {
+			softrdma_mr_put(zmr);
+			zmr = NULL;
+		} else if (!zmr && err != -EBUSY) {
 			return err;
+		}
 	}
 	if (tagged) {
 		op = RDMAP_WRITE;
@@ -471,8 +508,8 @@ static int softrdma_iw_send_wqe(struct softrdma_qp *qp, struct socket *sock,
 			memcpy(u + hlen, qp->sinline +
 			       (size_t)slot * qp->max_inline + off, n);
 		} else if (n) {
-			err = softrdma_sge_copy(qp, sge, s->wqe.num_sge, off,
-						u + hlen, n, false, 0);
+			err = softrdma_iw_sge_read(qp, sge, s->wqe.num_sge, off,
+						   u + hlen, n);
 			if (err)
 				return err;
 		}
@@ -501,6 +538,7 @@ static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
 	u32 hlen = SOFTRDMA_TAGGED_LEN, off = 0;
 	struct softrdma_mr *mr = NULL;
 	u8 *u = iw->txbuf + 2;
+	bool odp = false;
 	int err;
 
 	if (rr->atomic) {
@@ -517,10 +555,16 @@ static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
 	}
 	if (rr->len) {
 		/* Checked on arrival; held now for the copy. */
-		mr = softrdma_rkey_get(qp, rr->src_stag, rr->src_to, rr->len,
-				       IB_ACCESS_REMOTE_READ, &err);
+		mr = softrdma_iw_rkey_wait(qp, rr->src_stag, rr->src_to,
+					   rr->len, IB_ACCESS_REMOTE_READ, &err);
 		if (!mr)
 			return err;
+		/* An ODP MR's pages: held a segment at a time (below). */
+		odp = mr->type == SOFTRDMA_MR_ODP;
+		if (odp) {
+			softrdma_mr_put(mr);
+			mr = NULL;
+		}
 	}
 	do {
 		bool last;
@@ -529,6 +573,23 @@ static int softrdma_iw_send_rresp(struct softrdma_qp *qp, struct socket *sock,
 
 		softrdma_ddp_tagged_fill((void *)u, RDMAP_READ_RESP, last,
 					 rr->sink_stag, rr->sink_to + off);
+		if (odp) {
+			mr = softrdma_iw_rkey_wait(qp, rr->src_stag,
+						   rr->src_to + off, n,
+						   IB_ACCESS_REMOTE_READ, &err);
+			if (!mr)
+				break;
+			softrdma_mr_copy(mr, rr->src_to + off, u + hlen, n,
+					 false);
+			softrdma_mr_put(mr);
+			mr = NULL;
+			if (softrdma_iw_xmit_more(iw, sock, hlen + n, !last)) {
+				err = -EPIPE;
+				break;
+			}
+			off += n;
+			continue;
+		}
 		/*
 		 * By reference too, with no wait for the ack: the requester
 		 * completes (and may let the buffer change) only once all of

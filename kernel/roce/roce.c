@@ -342,8 +342,19 @@ const struct softrdma_transport softrdma_roce_transport = {
 		    BIT(IB_QPT_XRC_INI) | BIT(IB_QPT_XRC_TGT),
 	/* mcast.c keeps a QP's own multicast datagrams from it. */
 	.ud_create_flags = IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK,
-	/* ODP MRs: req.c, comp.c, resp.c and ud.c wait for their pages. */
-	.odp = true,
+	/*
+	 * ODP MRs: req.c, comp.c, resp.c and ud.c wait for their pages, for
+	 * every operation of RC and XRC; UD's SENDs and receives.
+	 */
+	.odp_caps = {
+		.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT,
+		.per_transport_caps = {
+			.rc_odp_caps = SOFTRDMA_ODP_RC_CAPS,
+			.xrc_odp_caps = SOFTRDMA_ODP_RC_CAPS,
+			.ud_odp_caps = IB_ODP_SUPPORT_SEND |
+				       IB_ODP_SUPPORT_RECV,
+		},
+	},
 	/* Selective repeat and ECN with peers that have them (roce_sr, _ecn). */
 	.ece_caps = SOFTRDMA_ECE_SR | SOFTRDMA_ECE_ECN,
 

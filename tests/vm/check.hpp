@@ -5,6 +5,8 @@
 #include <infiniband/verbs.h>
 
 #include <arpa/inet.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -102,6 +104,27 @@ inline long hw_counter(const std::string &dev, const char *name)
 
 	f >> v;
 	return v;
+}
+
+// On-demand paging: the device's mapping of the whole pages within
+// [p, p + len) goes (an MMU notifier invalidation of the ODP MRs over
+// them). With keep, their bytes stay (mprotect to read-only and back);
+// else the pages go too (MADV_DONTNEED: the next touch, the device's or
+// the process's, finds zeros). Return: false if a call failed.
+inline bool odp_invalidate(void *p, std::size_t len, bool keep)
+{
+	const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+	const auto at = reinterpret_cast<std::uintptr_t>(p);
+	const std::uintptr_t lo = (at + page - 1) & ~(page - 1);
+	const std::uintptr_t hi = (at + len) & ~(page - 1);
+
+	if (hi <= lo)
+		return true;
+	void *first = reinterpret_cast<void *>(lo);
+	if (!keep)
+		return madvise(first, hi - lo, MADV_DONTNEED) == 0;
+	return mprotect(first, hi - lo, PROT_READ) == 0 &&
+	       mprotect(first, hi - lo, PROT_READ | PROT_WRITE) == 0;
 }
 
 inline int summary()

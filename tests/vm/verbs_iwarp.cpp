@@ -20,6 +20,11 @@
 //               timestamps); sizes around the MULPDU boundaries follow it
 //   --small     no 1 MiB messages, fewer sizes (the debug kernel)
 //   --only A,B  run only these groups
+//   --odp       every MR on demand (IBV_ACCESS_ON_DEMAND); the transfer
+//               groups (send, write, read) then take the device's mapping
+//               of their buffers away before each message: the sink's
+//               pages dropped (MADV_DONTNEED), the source's invalidated
+//               with their bytes kept (mprotect)
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
@@ -63,6 +68,7 @@ struct Options {
 	std::string port;
 	std::size_t mss = 1448;
 	bool small = false;
+	bool odp = false;
 	std::vector<std::string> only;
 };
 
@@ -86,6 +92,13 @@ bool matches(std::span<const std::uint8_t> b, std::uint32_t seed, std::size_t fr
 		if (b[i] != pat(seed, from + i))
 			return false;
 	return true;
+}
+
+// --odp: vmtest::odp_invalidate() of b (nothing without --odp).
+void odp_invalidate(std::span<std::uint8_t> b, bool keep)
+{
+	if (opt.odp && !vmtest::odp_invalidate(b.data(), b.size(), keep))
+		check(false, std::string(keep ? "mprotect" : "madvise") + " of the buffer");
 }
 
 // The plain TCP connection that keeps the two sides in step.
@@ -222,13 +235,14 @@ struct Conn {
 		rcq = ch ? ibv_create_cq(ctx, 512, nullptr, ch, 0) : nullptr;
 		if (!pd || !scq || !rcq)
 			return false;
+		const int od = opt.odp ? IBV_ACCESS_ON_DEMAND : 0;
 		mr = ibv_reg_mr(pd, buf.data(), kBuf,
 				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-					IBV_ACCESS_REMOTE_READ);
-		ro = ibv_reg_mr(pd, buf.data(), kBuf, IBV_ACCESS_REMOTE_READ);
+					IBV_ACCESS_REMOTE_READ | od);
+		ro = ibv_reg_mr(pd, buf.data(), kBuf, IBV_ACCESS_REMOTE_READ | od);
 		wo = ibv_reg_mr(pd, buf.data(), kBuf,
-				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-		loc = ibv_reg_mr(pd, buf.data(), kBuf, IBV_ACCESS_LOCAL_WRITE);
+				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | od);
+		loc = ibv_reg_mr(pd, buf.data(), kBuf, IBV_ACCESS_LOCAL_WRITE | od);
 		if (!mr || !ro || !wo || !loc)
 			return false;
 		ibv_qp_init_attr ia{};
@@ -486,6 +500,7 @@ void send_client(Conn &c, Ctl &ctl)
 	for (const std::size_t len : sizes()) {
 		const std::string n = std::to_string(len) + " B";
 		fill(c.at(0, len), ++step);
+		odp_invalidate(c.at(0, len), true);
 		ibv_sge s = c.sge(0, len);
 		check(ctl.sync(step), "send: step " + std::to_string(step));
 		check(post_send(c, IBV_WR_SEND, step, {&s, len ? 1U : 0U}, IBV_SEND_SIGNALED) == 0,
@@ -502,6 +517,7 @@ void send_server(Conn &c, Ctl &ctl)
 	for (const std::size_t len : sizes()) {
 		const std::string n = std::to_string(len) + " B";
 		std::fill_n(c.buf.begin() + kSink, len + 64, 0xee);
+		odp_invalidate(c.at(kSink, len), false);
 		ibv_sge s = c.sge(kSink, len + 64);
 		check(post_recv(c, ++step, {&s, 1}) == 0, "post_recv for " + n);
 		check(ctl.sync(step), "send: step " + std::to_string(step));
@@ -520,6 +536,7 @@ void write_client(Conn &c, Ctl &ctl)
 	for (const std::size_t len : sizes()) {
 		const std::string n = std::to_string(len) + " B";
 		fill(c.at(0, len), ++step);
+		odp_invalidate(c.at(0, len), true);
 		ibv_sge s = c.sge(0, len);
 		std::array<std::uint8_t, 8> mark{};
 		std::memcpy(mark.data(), &step, sizeof(step));
@@ -547,6 +564,7 @@ void write_server(Conn &c, Ctl &ctl)
 	for (const std::size_t len : sizes()) {
 		const std::string n = std::to_string(len) + " B";
 		std::fill_n(c.buf.begin() + kSink, len + 64, 0xee);
+		odp_invalidate(c.at(kSink, len), false);
 		ibv_sge s = c.sge(0, 64);
 		check(post_recv(c, 1000 + ++step, {&s, 1}) == 0, "post_recv for the marker");
 		check(ctl.sync(step), "write: step " + std::to_string(step));
@@ -568,6 +586,7 @@ void read_client(Conn &c, Ctl &ctl)
 	for (const std::size_t len : sizes()) {
 		const std::string n = std::to_string(len) + " B";
 		std::fill_n(c.buf.begin() + kSink, len + 64, 0xee);
+		odp_invalidate(c.at(kSink, len), false);
 		ibv_sge s = c.sge(kSink, len);
 		++step;
 		check(ctl.sync(step), "read: step " + std::to_string(step));
@@ -588,6 +607,7 @@ void read_server(Conn &c, Ctl &ctl)
 	std::uint32_t step = 0;
 	for (const std::size_t len : sizes()) {
 		fill(c.at(0, len), ++step);
+		odp_invalidate(c.at(0, len), true);
 		check(ctl.sync(step), "read: step " + std::to_string(step));
 		check(ctl.sync(step), "read: step end");
 	}
@@ -1286,6 +1306,8 @@ bool parse(int argc, char **argv)
 		const std::string o = argv[i];
 		if (o == "--small") {
 			opt.small = true;
+		} else if (o == "--odp") {
+			opt.odp = true;
 		} else if (o == "--mss" && i + 1 < argc) {
 			opt.mss = std::strtoul(argv[++i], nullptr, 0);
 			if (opt.mss < 256 || opt.mss > 65535)
@@ -1311,7 +1333,7 @@ int main(int argc, char **argv)
 {
 	if (!parse(argc, argv)) {
 		(void)std::fprintf(stderr, "usage: verbs_iwarp --server|--client IP PORT [--mss N] "
-				     "[--small] [--only GROUP,...]\n");
+				     "[--small] [--odp] [--only GROUP,...]\n");
 		return 2;
 	}
 	(void)std::setvbuf(stdout, nullptr, _IOLBF, 0);

@@ -15,6 +15,11 @@
 //          softiwarp client completes with IBV_WC_LOC_QP_OP_ERR.
 //   plain  like noext, but the client does not try the extension opcodes
 //          (siw as the client: its provider refuses them itself).
+//   ext-odp  ext's immediates and atomics (not the windows) on ODP MRs
+//          (IBV_ACCESS_ON_DEMAND) whose pages the device does not have
+//          mapped before each operation: the server's receive slots and
+//          Write target dropped, its atomic word invalidated with its value
+//          kept, the client's sources invalidated and its results dropped.
 // The server runs first, in the other network namespace; the client prints
 // TAP lines, the server too. Exit status: 0 only if every check passed.
 #include <infiniband/verbs.h>
@@ -53,6 +58,8 @@ constexpr std::size_t kRecv = std::size_t{512} * 1024;	// receive slots
 constexpr std::size_t kSlot = std::size_t{32} * 1024;
 constexpr int kSlots = 16;
 constexpr int kNoextRounds = 4;
+
+bool odp = false; // ext-odp
 
 struct Peer {
 	std::uint64_t addr;
@@ -130,10 +137,11 @@ struct Conn {
 		cq = ibv_create_cq(id->verbs, 256, nullptr, nullptr, 0);
 		if (!pd || !cq)
 			return false;
+		// Windows bind to no ODP MR.
 		mr = ibv_reg_mr(pd, buf.data(), kBuf,
 				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 					IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
-					IBV_ACCESS_MW_BIND);
+					(odp ? IBV_ACCESS_ON_DEMAND : IBV_ACCESS_MW_BIND));
 		if (!mr)
 			return false;
 		ibv_qp_init_attr ia = vmtest::qp_attr(IBV_QPT_RC, cq, 64, 2);
@@ -142,7 +150,11 @@ struct Conn {
 		for (int i = 0; i < kSlots; ++i)
 			if (!post_recv(100 + static_cast<std::uint64_t>(i), i))
 				return false;
-		return true;
+		// Before the peer can send: what arrives finds no page mapped.
+		return !odp ||
+		       (vmtest::odp_invalidate(buf.data() + kRecv, kSlot * kSlots, false) &&
+			vmtest::odp_invalidate(buf.data() + kWriteImm, kWriteImmLen, false) &&
+			vmtest::odp_invalidate(buf.data(), kWriteImm, true));
 	}
 
 	bool post_recv(std::uint64_t wr_id, int slot) const
@@ -352,6 +364,8 @@ void client_ext(Conn &c)
 	check_device_caps(c);
 	// Send with Immediate Data, 20000 bytes (several FPDUs), and empty.
 	fill(c.buf.data() + kSrc, 20000, 1);
+	check(!odp || vmtest::odp_invalidate(c.buf.data() + kSrc, 20000, true),
+	      "ODP: the source's pages invalidated");
 	check(c.post_op(1, IBV_WR_SEND_WITH_IMM, kSrc, 20000, 0, 0, 0x11223344),
 	      "post SEND_WITH_IMM 20000 B");
 	c.expect(1, IBV_WC_SUCCESS, IBV_WC_SEND, "SEND_WITH_IMM");
@@ -361,6 +375,8 @@ void client_ext(Conn &c)
 
 	// RDMA Write with Immediate Data.
 	fill(c.buf.data() + kSrc, kWriteImmLen, 2);
+	check(!odp || vmtest::odp_invalidate(c.buf.data() + kSrc, kWriteImmLen, true),
+	      "ODP: the source's pages invalidated");
 	check(c.post_op(3, IBV_WR_RDMA_WRITE_WITH_IMM, kSrc, kWriteImmLen,
 			c.peer.addr + kWriteImm, c.peer.rkey, 0x99aabbcc),
 	      "post RDMA_WRITE_WITH_IMM 5000 B");
@@ -369,6 +385,8 @@ void client_ext(Conn &c)
 	// Atomics on the server's word (100): +5, 105 -> 7, 1 -> 9 (fails).
 	auto *res = reinterpret_cast<std::uint64_t *>(c.buf.data());
 	res[0] = res[1] = res[2] = ~0ULL;
+	check(!odp || vmtest::odp_invalidate(c.buf.data(), kSrc, false),
+	      "ODP: the results' pages dropped");
 	check(c.post_atomic(4, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 5, 0), "post FETCH_AND_ADD +5");
 	c.expect(4, IBV_WC_SUCCESS, IBV_WC_FETCH_ADD, "FETCH_AND_ADD");
 	check(res[0] == 100, "FETCH_AND_ADD returns 100 (got " + std::to_string(res[0]) + ")");
@@ -382,6 +400,8 @@ void client_ext(Conn &c)
 	// Tell the server: it checks its word.
 	check(c.post_op(7, IBV_WR_SEND, kSrc, 8), "post SEND after the atomics");
 	c.expect(7, IBV_WC_SUCCESS, IBV_WC_SEND, "that SEND");
+	if (odp)
+		return;
 
 	// The server binds a window to its QP and sends us its rkey.
 	ibv_wc wc{};
@@ -447,6 +467,10 @@ void server_ext(Conn &c)
 		      "plain RECV, 8 B, no flags");
 		check(*word == 7, "the atomics left 7 (got " + std::to_string(*word) + ")");
 		c.post_recv(wc.wr_id, static_cast<int>(wc.wr_id - 100));
+	}
+	if (odp) {
+		check(c.event(RDMA_CM_EVENT_DISCONNECTED), "disconnected");
+		return;
 	}
 
 	// A type 2 window over [kWin, kWin + kWinLen), bound to this QP.
@@ -539,12 +563,16 @@ void server_plain(Conn &c)
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
-		std::fprintf(stderr, "usage: %s server|client ADDR PORT ext|noext|plain\n", argv[0]);
+		std::fprintf(stderr, "usage: %s server|client ADDR PORT ext|ext-odp|noext|plain\n",
+			     argv[0]);
 		return 2;
 	}
 	const std::string_view role = argv[1], mode = argv[4];
 	const bool server = role == "server";
-	const int rounds = mode == "ext" ? 1 : kNoextRounds;
+	const bool ext = mode == "ext" || mode == "ext-odp";
+	const int rounds = ext ? 1 : kNoextRounds;
+
+	odp = mode == "ext-odp";
 
 	if (server) {
 		Conn l;
@@ -562,7 +590,7 @@ int main(int argc, char **argv)
 				break;
 			}
 			check(true, "accept connection " + std::to_string(r));
-			if (mode == "ext") {
+			if (ext) {
 				server_ext(c);
 			} else {
 				server_plain(c);
@@ -580,7 +608,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		check(true, "connected (round " + std::to_string(r) + ")");
-		if (mode == "ext")
+		if (ext)
 			client_ext(c);
 		else
 			client_plain(c, kExtOps.at(static_cast<std::size_t>(r)), mode == "noext");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // verbs_odp DEV_A GID_A DEV_B GID_B
-// verbs_odp DEV	(a device without ODP: none reported, ON_DEMAND refused)
+// verbs_odp DEV	(softiwarp: its caps, MRs and prefetch; no second device)
 //
 // On-demand paging between two RC QPs (A and B), every byte checked:
 // - the device reports ODP for RC and XRC (SEND, RECV, WRITE, READ,
@@ -140,15 +140,10 @@ struct OdpBuf {
 	}
 
 	// Zap the pages: the device's mapping goes, the data too.
-	void drop() const { madvise(p, len, MADV_DONTNEED); }
+	void drop() const { vmtest::odp_invalidate(p, len, false); }
 
-	// Change the protection and back: the device's mapping goes, the
-	// data stays.
-	void invalidate() const
-	{
-		mprotect(p, len, PROT_READ);
-		mprotect(p, len, PROT_READ | PROT_WRITE);
-	}
+	// The device's mapping goes, the data stays.
+	void invalidate() const { vmtest::odp_invalidate(p, len, true); }
 };
 
 void fill(std::uint8_t *p, std::size_t n, unsigned seed)
@@ -768,23 +763,44 @@ void ud(const char **argv)
 
 } // namespace
 
-// A device without ODP (softiwarp): no caps, ON_DEMAND is EOPNOTSUPP.
-int no_odp(const char *dev)
+// softiwarp (its transfers: verbs_iwarp --odp): ODP for RC, no FLUSH or
+// ATOMIC WRITE there, no UD or XRC; explicit and implicit ODP MRs
+// register, ibv_advise_mr prefetches into them.
+int iwarp_odp(const char *dev)
 {
 	ibv_context *ctx = vmtest::open_by_name(dev);
 	ibv_device_attr_ex attr{};
+	const std::uint32_t want = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+				   IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+				   IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
 
 	check(ctx != nullptr, std::string("open ") + dev);
 	if (!ctx)
 		return vmtest::summary();
 	ibv_pd *pd = ibv_alloc_pd(ctx);
 	check(ibv_query_device_ex(ctx, nullptr, &attr) == 0 &&
-		      attr.odp_caps.general_caps == 0 &&
-		      attr.odp_caps.per_transport_caps.rc_odp_caps == 0,
-	      "no ODP caps");
-	OdpBuf o;
-	check(pd && !o.make(pd, kMap) && errno == EOPNOTSUPP,
-	      "ODP MR: EOPNOTSUPP (" + std::to_string(errno) + ")");
+		      attr.odp_caps.general_caps == (IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT),
+	      "general_caps: ODP and implicit ODP (" +
+		      std::to_string(attr.odp_caps.general_caps) + ")");
+	check(attr.odp_caps.per_transport_caps.rc_odp_caps == want,
+	      "rc_odp_caps " + std::to_string(attr.odp_caps.per_transport_caps.rc_odp_caps));
+	check(attr.xrc_odp_caps == 0 && attr.odp_caps.per_transport_caps.ud_odp_caps == 0 &&
+		      attr.odp_caps.per_transport_caps.uc_odp_caps == 0,
+	      "no XRC, UD or UC ODP");
+	{
+		OdpBuf o, imp;
+		check(pd && o.make(pd, kMap), "an ODP MR");
+		check(pd && imp.make_implicit(pd, kMap), "an implicit ODP MR");
+		if (o.mr && imp.mr) {
+			ibv_sge sge{o.addr(kOff), static_cast<std::uint32_t>(kLen), o.mr->lkey};
+			check(ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+					    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1) == 0,
+			      "PREFETCH_WRITE with FLUSH");
+			sge = {imp.addr(kOff), static_cast<std::uint32_t>(kLen), imp.mr->lkey};
+			check(ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1) == 0,
+			      "PREFETCH into the implicit MR");
+		}
+	}
 	if (pd)
 		ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
@@ -831,7 +847,7 @@ void implicit(const char **argv)
 int main(int argc, const char **argv)
 {
 	if (argc == 2)
-		return no_odp(argv[1]);
+		return iwarp_odp(argv[1]);
 	if (argc != 5) {
 		std::fprintf(stderr, "usage: %s DEV_A GID_A DEV_B GID_B | %s DEV\n",
 			     argv[0], argv[0]);

@@ -179,12 +179,12 @@ guest_named() {
 
 # The 7.x layer: devices (and a name taken), the provider, RC on both
 # transports, the CM on both, UD, interop with 7.3's own rxe and siw, a
-# kernel ULP (NVMe-oF), on-demand paging (ib_umem_odp's hmm_dma_map of
-# 6.16 on). About 6 minutes.
+# kernel ULP (NVMe-oF), on-demand paging on both transports (ib_umem_odp's
+# hmm_dma_map of 6.16 on). About 6 minutes.
 K73_TESTS=(bad_input devinfo_roce devinfo_iwarp provider_from_build_tree
 	smoke_roce smoke_iwarp rc_transfers rc_atomics qp_iwarp cm_roce
 	ucmatose_iwarp ud_roce interop_rxe_transfers interop_rxe_cm
-	interop_siw_ext nvmeof_roce odp_verbs rdma_core_odp)
+	interop_siw_ext nvmeof_roce odp_verbs rdma_core_odp odp_iwarp)
 
 say "layer 2: guest tests on the stock kernel, beside the other layers"
 BESIDE=1 guest_layer stock stock
