@@ -252,6 +252,8 @@ void softrdma_resp_mr_drop(struct softrdma_qp *qp)
 	if (!mr)
 		return;
 	qp->resp.mr = NULL;
+	qp->resp.odp_lo = 0;
+	qp->resp.odp_hi = 0;
 	atomic_dec(&mr->resp_kept);
 	softrdma_mr_unref(mr);
 }
@@ -296,9 +298,10 @@ static void softrdma_resp_mr_keep(struct softrdma_qp *qp,
  * the QP leaves the receiving states or it is deregistered
  * (softrdma_mr_evict()): a message's later packets, and the messages
  * after it into the same MR, are checked against it without the key
- * table.
+ * table. The pages of a kept ODP MR are held by qp->lock
+ * (softrdma_odp_hold_kept()).
  *
- * Return: the MR with a reference held (softrdma_mr_put()), or NULL.
+ * Return: the MR with a reference held (softrdma_resp_mr_put()), or NULL.
  */
 struct softrdma_mr *softrdma_resp_mr_get(struct softrdma_qp *qp, u32 key,
 					 u64 iova, u64 len, int access,
@@ -311,17 +314,36 @@ struct softrdma_mr *softrdma_resp_mr_get(struct softrdma_qp *qp, u32 key,
 		    -ENOENT;
 	if (!*err) {
 		refcount_inc(&mr->refs);
-		return softrdma_mr_hold(mr, iova, len, access, err);
+	} else if (*err == -ENOENT) {
+		mr = softrdma_mr_lookup(qp->sdev, qp->pd, key, iova, len,
+					access, err);
+		if (!mr && remote && *err == -ENOENT)
+			return softrdma_mw_get_mr(qp, key, iova, len, access,
+						  err);
+		if (!mr)
+			return NULL;
+		softrdma_resp_mr_keep(qp, mr, key);
+	} else {
+		return NULL;
 	}
-	if (*err != -ENOENT)
+	if (mr->type != SOFTRDMA_MR_ODP || mr != qp->resp.mr)
+		return softrdma_mr_hold(mr, iova, len, access, err);
+	*err = softrdma_odp_hold_kept(qp, mr, iova, len, access);
+	if (*err) {
+		softrdma_mr_unref(mr);
 		return NULL;
-	mr = softrdma_mr_lookup(qp->sdev, qp->pd, key, iova, len, access, err);
-	if (!mr && remote && *err == -ENOENT)
-		return softrdma_mw_get_mr(qp, key, iova, len, access, err);
-	if (!mr)
-		return NULL;
-	softrdma_resp_mr_keep(qp, mr, key);
-	return softrdma_mr_hold(mr, iova, len, access, err);
+	}
+	return mr;
+}
+
+/* The end of an access softrdma_resp_mr_get() allowed. qp->lock held. */
+void softrdma_resp_mr_put(struct softrdma_qp *qp, struct softrdma_mr *mr)
+{
+	/* As there: a kept ODP MR's pages are held by qp->lock. */
+	if (mr->type == SOFTRDMA_MR_ODP && mr == qp->resp.mr)
+		softrdma_mr_unref(mr);
+	else
+		softrdma_mr_put(mr);
 }
 
 /**
@@ -572,7 +594,10 @@ static int softrdma_sge_xfer(struct softrdma_qp *qp,
 		if (!mr)
 			return err;
 		softrdma_mr_xfer(mr, sge[i].addr + off, p, n, to_mr, crc);
-		softrdma_mr_put(mr);
+		if (keep)
+			softrdma_resp_mr_put(qp, mr);
+		else
+			softrdma_mr_put(mr);
 		p += n;
 		len -= n;
 		off = 0;

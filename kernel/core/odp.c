@@ -24,6 +24,15 @@
  * the other's word: either the access sees the invalidation and lets go,
  * or the invalidation sees the access and waits for it.
  *
+ * A responder's access through the MR its QP keeps (softrdma_resp_mr_get())
+ * is held by qp->lock alone, with no count, and the QP remembers a range
+ * it found present, up to SOFTRDMA_ODP_KEPT_AHEAD pages at a time, with the
+ * MR's invalidation sequence (softrdma_odp_hold_kept()): the packets after
+ * it look at no page. An invalidation of an MR some QP keeps bars holds,
+ * moves the sequence on, then takes the lock of each QP of the device
+ * (softrdma_odp_fence_kept()): such an access either ended before, or it
+ * sees the new sequence and the bar.
+ *
  * A page not present is never faulted in where the access runs (softirq,
  * or under the QP's spinlock): the access fails with -EBUSY and the fault
  * is queued to a worker, which faults the range in with the process's mm
@@ -71,6 +80,9 @@ static struct workqueue_struct *softrdma_odp_wq;
 #define SOFTRDMA_ODP_CHILD_SIZE		BIT_ULL(SOFTRDMA_ODP_CHILD_SHIFT)
 #define SOFTRDMA_ODP_CHILD_PAGES	(SOFTRDMA_ODP_CHILD_SIZE >> PAGE_SHIFT)
 
+/* Pages a kept MR's responder finds present at a time, ahead of it. */
+#define SOFTRDMA_ODP_KEPT_AHEAD	64
+
 /* A range of the address space an ODP MR maps: the MR's, or a child's. */
 struct softrdma_odp_range {
 	struct ib_umem_odp *umem;
@@ -87,6 +99,7 @@ struct softrdma_odp_range {
 /* The ODP state of an MR. */
 struct softrdma_odp {
 	struct ib_umem_odp *umem;	/* the MR's; an implicit one's root */
+	struct softrdma_mr *mr;
 	struct softrdma_dev *sdev;
 	bool implicit;			/* the whole address space */
 	struct softrdma_odp_range whole;	/* not implicit: all of it */
@@ -436,6 +449,69 @@ void softrdma_odp_exit(void)
 	destroy_workqueue(softrdma_odp_wq);
 }
 
+/*
+ * softrdma_odp_hold_kept() found no range of the QP's that holds the
+ * access: the pages are checked, and those present ahead of them in the
+ * same range (SOFTRDMA_ODP_KEPT_AHEAD at most) remembered with the MR's
+ * invalidation sequence (qp->lock held; the fence of
+ * softrdma_odp_invalidate() pairs with it).
+ */
+int softrdma_odp_hold_ahead(struct softrdma_qp *qp, struct softrdma_mr *mr,
+			    u64 iova, u64 len, int access)
+{
+	struct softrdma_odp *odp = mr->odp;
+	bool write = access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			       IB_ACCESS_REMOTE_ATOMIC);
+	u64 start = softrdma_odp_va(mr, iova), end = start + len;
+	unsigned long need = HMM_PFN_VALID | (write ? HMM_PFN_WRITE : 0);
+	u32 seq = atomic_read(&mr->odp_seq);
+	struct softrdma_odp_range *r;
+	size_t i, last;
+
+	/* Pairs with the release of an invalidation's end. */
+	if (atomic_read_acquire(&odp->blocked) ||
+	    !softrdma_odp_present(odp, start, end, write))
+		return softrdma_odp_hold_slow(mr, start, end);
+	/* Present: remember it, and what follows it in the same range. */
+	r = softrdma_odp_range(odp, start);
+	if (end > r->end)
+		return 0;
+	last = min(softrdma_odp_idx(r, r->end - 1),
+		   softrdma_odp_idx(r, end - 1) + SOFTRDMA_ODP_KEPT_AHEAD);
+	for (i = softrdma_odp_idx(r, end - 1) + 1; i <= last; i++)
+		if ((READ_ONCE(r->pfns[i]) & need) != need)
+			break;
+	qp->resp.odp_lo = round_down(start, PAGE_SIZE);
+	qp->resp.odp_hi = min(r->start + ((u64)i << PAGE_SHIFT), r->end);
+	qp->resp.odp_seq = seq;
+	qp->resp.odp_wr = write;
+	return 0;
+}
+
+/*
+ * An invalidation, holds barred and the sequence moved on: wait out the
+ * accesses held by the lock of a QP that keeps the MR
+ * (softrdma_odp_hold_kept()).
+ */
+static void softrdma_odp_fence_kept(struct softrdma_odp *odp)
+{
+	struct softrdma_qp *qp;
+	unsigned long idx;
+
+	/* Pairs with the barrier in softrdma_resp_mr_keep(). */
+	if (!atomic_read(&odp->mr->resp_kept))
+		return;
+	rcu_read_lock();
+	xa_for_each(&odp->sdev->qps, idx, qp) {
+		if (!refcount_inc_not_zero(&qp->refs))
+			continue;	/* being destroyed: it holds nothing */
+		spin_lock_bh(&qp->lock);
+		spin_unlock_bh(&qp->lock);
+		softrdma_qp_put(qp);
+	}
+	rcu_read_unlock();
+}
+
 /* The end of a softrdma_odp_hold(). Any context. */
 void softrdma_odp_release(struct softrdma_mr *mr)
 {
@@ -494,8 +570,10 @@ static bool softrdma_odp_invalidate(struct mmu_interval_notifier *mni,
 	/* Any range of the MR bars the holds of all of it. */
 	odp = r->odp;
 	atomic_inc(&odp->blocked);
+	atomic_inc(&odp->mr->odp_seq);
 	/* Pairs with the barrier after softrdma_odp_hold()'s count. */
 	smp_mb__after_atomic();
+	softrdma_odp_fence_kept(odp);
 	wait_event(odp->wait, !atomic_read(&odp->users));
 	/* The last access's copies happened before its count went. */
 	smp_mb();
@@ -591,6 +669,7 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	mutex_init(&odp->map_lock);
 	xa_init(&odp->children);
 	INIT_WORK(&odp->fault_work, softrdma_odp_fault_work);
+	odp->mr = mr;
 	odp->sdev = sdev;
 	odp->implicit = implicit;
 	mr->odp = odp;
@@ -741,6 +820,12 @@ void softrdma_odp_dereg(struct softrdma_mr *mr)
 }
 
 int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
+{
+	return -EFAULT;
+}
+
+int softrdma_odp_hold_ahead(struct softrdma_qp *qp, struct softrdma_mr *mr,
+			    u64 iova, u64 len, int access)
 {
 	return -EFAULT;
 }

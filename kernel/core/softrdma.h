@@ -246,6 +246,14 @@ struct softrdma_qp {
 		 * (softrdma_resp_mr_get()).
 		 */
 		struct softrdma_mr *mr;
+		/*
+		 * An ODP mr's pages found present (writable, with odp_wr):
+		 * user addresses [odp_lo, odp_hi), while no invalidation
+		 * has run since odp_seq (softrdma_odp_hold_kept()).
+		 */
+		u64 odp_lo, odp_hi;
+		u32 odp_seq;
+		bool odp_wr;
 	} resp;
 	struct softrdma_qp_attrs attrs;
 	struct list_head poll_node;	/* on the poller's list */
@@ -311,6 +319,8 @@ struct softrdma_mr {
 	struct softrdma_odp *odp;	/* SOFTRDMA_MR_ODP: odp.c */
 	/* Not implicit: its page table (HMM pfns), read by accesses. */
 	unsigned long *odp_pfns;
+	/* ODP: invalidations begun (softrdma_odp_hold_kept()). */
+	atomic_t odp_seq;
 	struct page **pages;		/* the pinned pages of umem */
 	size_t npages;
 	unsigned int page_offset;	/* of iova in pages[0] */
@@ -661,6 +671,7 @@ struct softrdma_mr *softrdma_resp_mr_get(struct softrdma_qp *qp, u32 key,
 					 u64 iova, u64 len, int access,
 					 bool remote, int *err);
 void softrdma_resp_mr_drop(struct softrdma_qp *qp);
+void softrdma_resp_mr_put(struct softrdma_qp *qp, struct softrdma_mr *mr);
 void softrdma_mr_evict(struct softrdma_dev *sdev, struct softrdma_mr *mr);
 /* The 8-byte operations on MR memory (softrdma_mr_atomic()). */
 enum softrdma_mr_atomic_op {
@@ -692,6 +703,8 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access);
 void softrdma_odp_dereg(struct softrdma_mr *mr);
 int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access);
+int softrdma_odp_hold_ahead(struct softrdma_qp *qp, struct softrdma_mr *mr,
+			    u64 iova, u64 len, int access);
 void softrdma_odp_release(struct softrdma_mr *mr);
 void softrdma_odp_flush(void);
 int softrdma_odp_init(void);
@@ -728,6 +741,36 @@ static inline struct page *softrdma_odp_page(struct softrdma_mr *mr,
 #else
 	return NULL;
 #endif
+}
+
+/**
+ * softrdma_odp_hold_kept - softrdma_odp_hold() by a responder, through the
+ *	MR its QP keeps
+ * @qp: the QP; qp->lock held
+ * @mr: an ODP MR, qp->resp.mr
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ * @access: the IB_ACCESS_* flags the access needs
+ *
+ * The hold is qp->lock (odp.c): nothing to release. Pages in the range
+ * the QP found present before, with no invalidation begun since, are not
+ * looked at again (softrdma_odp_hold_ahead() finds them).
+ * Return: as softrdma_odp_hold().
+ */
+static inline int softrdma_odp_hold_kept(struct softrdma_qp *qp,
+					 struct softrdma_mr *mr, u64 iova,
+					 u64 len, int access)
+{
+	u64 start = mr->umem->address + (iova - mr->iova);
+
+	if (likely(atomic_read(&mr->odp_seq) == qp->resp.odp_seq &&
+		   start >= qp->resp.odp_lo &&
+		   start + len <= qp->resp.odp_hi &&
+		   (qp->resp.odp_wr ||
+		    !(access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+				IB_ACCESS_REMOTE_ATOMIC)))))
+		return 0;
+	return softrdma_odp_hold_ahead(qp, mr, iova, len, access);
 }
 
 /* mw.c */

@@ -418,7 +418,7 @@ static int softrdma_resp_write_put(struct softrdma_qp *qp, u8 *p, u32 paylen,
 			softrdma_mr_copy_crc(mr, va, p, paylen, crc);
 		else
 			softrdma_mr_copy(mr, va, p, paylen, true);
-		softrdma_mr_put(mr);
+		softrdma_resp_mr_put(qp, mr);
 	}
 	rqp->resp.woff += paylen;
 	return 0;
