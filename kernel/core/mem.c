@@ -201,17 +201,22 @@ struct softrdma_mr *softrdma_mr_lookup(struct softrdma_dev *sdev,
 
 /*
  * Hold the pages of an access to @mr (found, a reference held) if it is
- * an ODP MR. Return: @mr, or NULL with *@err set and the reference let go.
+ * an ODP MR: by the lock of @qp if it is the MR @qp's responder keeps
+ * (softrdma_odp_hold_kept(); @qp NULL: no responder), else by a count.
+ * Return: @mr, or NULL with *@err set and the reference let go.
  */
-static struct softrdma_mr *softrdma_mr_hold(struct softrdma_mr *mr, u64 iova,
+static struct softrdma_mr *softrdma_mr_hold(struct softrdma_qp *qp,
+					    struct softrdma_mr *mr, u64 iova,
 					    u64 len, int access, int *err)
 {
-	if (mr->type == SOFTRDMA_MR_ODP) {
-		*err = softrdma_odp_hold(mr, iova, len, access);
-		if (*err) {
-			softrdma_mr_unref(mr);
-			return NULL;
-		}
+	if (mr->type != SOFTRDMA_MR_ODP)
+		return mr;
+	*err = qp && mr == qp->resp.mr ?
+	       softrdma_odp_hold_kept(qp, mr, iova, len, access) :
+	       softrdma_odp_hold(mr, iova, len, access);
+	if (*err) {
+		softrdma_mr_unref(mr);
+		return NULL;
 	}
 	return mr;
 }
@@ -241,7 +246,7 @@ struct softrdma_mr *softrdma_mr_get(struct softrdma_dev *sdev,
 	struct softrdma_mr *mr = softrdma_mr_lookup(sdev, pd, key, iova, len,
 						    access, err);
 
-	return mr ? softrdma_mr_hold(mr, iova, len, access, err) : NULL;
+	return mr ? softrdma_mr_hold(NULL, mr, iova, len, access, err) : NULL;
 }
 
 /* Let the MR the responder keeps go. qp->lock held (or the QP is gone). */
@@ -326,20 +331,13 @@ struct softrdma_mr *softrdma_resp_mr_get(struct softrdma_qp *qp, u32 key,
 	} else {
 		return NULL;
 	}
-	if (mr->type != SOFTRDMA_MR_ODP || mr != qp->resp.mr)
-		return softrdma_mr_hold(mr, iova, len, access, err);
-	*err = softrdma_odp_hold_kept(qp, mr, iova, len, access);
-	if (*err) {
-		softrdma_mr_unref(mr);
-		return NULL;
-	}
-	return mr;
+	return softrdma_mr_hold(qp, mr, iova, len, access, err);
 }
 
 /* The end of an access softrdma_resp_mr_get() allowed. qp->lock held. */
 void softrdma_resp_mr_put(struct softrdma_qp *qp, struct softrdma_mr *mr)
 {
-	/* As there: a kept ODP MR's pages are held by qp->lock. */
+	/* As softrdma_mr_hold(): a kept ODP MR's pages are held by qp->lock. */
 	if (mr->type == SOFTRDMA_MR_ODP && mr == qp->resp.mr)
 		softrdma_mr_unref(mr);
 	else

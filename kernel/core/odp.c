@@ -150,13 +150,27 @@ static size_t softrdma_odp_idx(struct softrdma_odp_range *r, u64 va)
 	return (va - r->start) >> PAGE_SHIFT;
 }
 
+/*
+ * The first of pages [@i, @last] of @r that is not present (or not
+ * writable, with @write), or @last + 1.
+ */
+static size_t softrdma_odp_lacking(const struct softrdma_odp_range *r,
+				   size_t i, size_t last, bool write)
+{
+	unsigned long need = HMM_PFN_VALID | (write ? HMM_PFN_WRITE : 0);
+
+	for (; i <= last; i++)
+		if ((READ_ONCE(r->pfns[i]) & need) != need)
+			break;
+	return i;
+}
+
 /* Are the pages of [@start, @end) present (writable, with @write)? */
 static bool softrdma_odp_present(struct softrdma_odp *odp, u64 start,
 				 u64 end, bool write)
 {
-	unsigned long need = HMM_PFN_VALID | (write ? HMM_PFN_WRITE : 0);
 	struct softrdma_odp_range *r;
-	size_t i, last;
+	size_t last;
 	u64 stop;
 
 	for (; start < end; start = stop) {
@@ -165,9 +179,9 @@ static bool softrdma_odp_present(struct softrdma_odp *odp, u64 start,
 			return false;
 		stop = min(end, r->end);
 		last = softrdma_odp_idx(r, stop - 1);
-		for (i = softrdma_odp_idx(r, start); i <= last; i++)
-			if ((READ_ONCE(r->pfns[i]) & need) != need)
-				return false;
+		if (softrdma_odp_lacking(r, softrdma_odp_idx(r, start), last,
+					 write) <= last)
+			return false;
 	}
 	return true;
 }
@@ -414,8 +428,7 @@ out:
 int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
 {
 	struct softrdma_odp *odp = mr->odp;
-	bool write = access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			       IB_ACCESS_REMOTE_ATOMIC);
+	bool write = softrdma_access_writes(access);
 	u64 start = softrdma_odp_va(mr, iova);
 
 	atomic_inc(&odp->users);
@@ -460,10 +473,8 @@ int softrdma_odp_hold_ahead(struct softrdma_qp *qp, struct softrdma_mr *mr,
 			    u64 iova, u64 len, int access)
 {
 	struct softrdma_odp *odp = mr->odp;
-	bool write = access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			       IB_ACCESS_REMOTE_ATOMIC);
+	bool write = softrdma_access_writes(access);
 	u64 start = softrdma_odp_va(mr, iova), end = start + len;
-	unsigned long need = HMM_PFN_VALID | (write ? HMM_PFN_WRITE : 0);
 	u32 seq = atomic_read(&mr->odp_seq);
 	struct softrdma_odp_range *r;
 	size_t i, last;
@@ -478,9 +489,8 @@ int softrdma_odp_hold_ahead(struct softrdma_qp *qp, struct softrdma_mr *mr,
 		return 0;
 	last = min(softrdma_odp_idx(r, r->end - 1),
 		   softrdma_odp_idx(r, end - 1) + SOFTRDMA_ODP_KEPT_AHEAD);
-	for (i = softrdma_odp_idx(r, end - 1) + 1; i <= last; i++)
-		if ((READ_ONCE(r->pfns[i]) & need) != need)
-			break;
+	i = softrdma_odp_lacking(r, softrdma_odp_idx(r, end - 1) + 1, last,
+				 write);
 	qp->resp.odp_lo = round_down(start, PAGE_SIZE);
 	qp->resp.odp_hi = min(r->start + ((u64)i << PAGE_SHIFT), r->end);
 	qp->resp.odp_seq = seq;

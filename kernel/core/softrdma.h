@@ -743,6 +743,13 @@ static inline struct page *softrdma_odp_page(struct softrdma_mr *mr,
 #endif
 }
 
+/* Does an access with the IB_ACCESS_* flags @access write the MR? */
+static inline bool softrdma_access_writes(int access)
+{
+	return access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			 IB_ACCESS_REMOTE_ATOMIC);
+}
+
 /**
  * softrdma_odp_hold_kept - softrdma_odp_hold() by a responder, through the
  *	MR its QP keeps
@@ -766,9 +773,7 @@ static inline int softrdma_odp_hold_kept(struct softrdma_qp *qp,
 	if (likely(atomic_read(&mr->odp_seq) == qp->resp.odp_seq &&
 		   start >= qp->resp.odp_lo &&
 		   start + len <= qp->resp.odp_hi &&
-		   (qp->resp.odp_wr ||
-		    !(access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-				IB_ACCESS_REMOTE_ATOMIC)))))
+		   (qp->resp.odp_wr || !softrdma_access_writes(access))))
 		return 0;
 	return softrdma_odp_hold_ahead(qp, mr, iova, len, access);
 }
