@@ -18,8 +18,9 @@
 #      softiwarp, each count against tests/exact/ceilings
 # The stock layer's guest, the longest, runs beside layers 1, 2b, 4, 5, 6:
 # a TCG guest keeps about one of the host's two cores busy, and they take
-# turns on the other. Its console goes to build/test-results/stock.console
-# and is printed when it ends. The debug layer runs last, alone.
+# turns on the other. When they are done, the debug layer's guest runs
+# beside it. Each guest beside the others writes its console to
+# build/test-results/LAYER.console, printed when it ends.
 # NAME|GLOB...: only the guest tests they select (a name, a glob, or
 # AREA/NAME), in each layer that has them. tools/lab test --list lists the
 # guest tests: name, area, layers, time limit.
@@ -89,8 +90,7 @@ tally() {
 # With BESIDE=1 the guest runs in the background, its console to
 # LAYER.console: beside_wait counts it.
 BESIDE=0
-beside_pid=
-beside_layer=
+declare -A beside_pids=()
 guest_run() {
 	local layer=$1 kernel=$2 opts=() rc
 	shift 2
@@ -110,8 +110,7 @@ guest_run() {
 			echo $((SECONDS - t0)) >"$res/$layer.seconds"
 			exit $rc
 		) >"$res/$layer.console" 2>&1 &
-		beside_pid=$!
-		beside_layer=$layer
+		beside_pids[$layer]=$!
 		return 0
 	fi
 	local t0=$SECONDS
@@ -131,18 +130,24 @@ guest_count() {
 	esac
 }
 
-# beside_wait: waits for the guest started with BESIDE=1, prints its
-# console and counts its results.
+# beside_wait: waits for the first to end of the guests started with
+# BESIDE=1, prints its console and counts its results; its layer in
+# beside_done. Returns 1 if none is running.
+beside_done=
 beside_wait() {
-	local rc
-	[ -n "$beside_pid" ] || return 0
-	say "waiting for the $beside_layer layer's guest (started beside the others)"
-	wait "$beside_pid"
+	local rc l pid='' pids=("${beside_pids[@]}")
+	beside_done=
+	[ ${#pids[@]} -gt 0 ] || return 1
+	say "waiting for the guests beside the others: ${!beside_pids[*]}"
+	wait -n -p pid "${pids[@]}"
 	rc=$?
-	cat "$res/$beside_layer.console"
-	say "the $beside_layer layer took $(cat "$res/$beside_layer.seconds" 2>/dev/null) s"
-	guest_count "$beside_layer" $rc
-	beside_pid=
+	for l in "${!beside_pids[@]}"; do
+		[ "${beside_pids[$l]}" != "$pid" ] || beside_done=$l
+	done
+	unset "beside_pids[$beside_done]"
+	cat "$res/$beside_done.console"
+	say "the $beside_done layer took $(cat "$res/$beside_done.seconds" 2>/dev/null) s"
+	guest_count "$beside_done" $rc
 }
 
 # guest_layer LAYER KERNEL [RUN_OPTION...]: the layer's tests (those
@@ -263,14 +268,15 @@ if [ $quick = 0 ] && [ ${#pats[@]} -eq 0 ]; then
 	say "layer 6 took $((SECONDS - t0)) s (log: $res/exact.log)"
 fi
 
-beside_wait
-
-# Alone: a debug kernel (KASAN, lockdep) in a guest whose vCPUs share the
-# cores with another guest's spins on locks whose holder is not running.
+# Beside the stock layer's guest only, once the layers above are done:
+# with them too, three guests' vCPUs share two cores, and a KASAN and
+# lockdep kernel spins long on locks whose holder's vCPU is not running.
 if [ $quick = 0 ]; then
-	say "layer 3: KUnit and the debug subset on the debug kernel"
-	guest_layer debug debug
+	say "layer 3: KUnit and the debug subset on the debug kernel, beside the stock layer"
+	BESIDE=1 guest_layer debug debug
 fi
+
+while beside_wait; do :; done
 
 # What a failed guest test printed last (its KTAP's nested lines), here
 # at the end too, where a log cut to its tail still shows it (CI's does).
