@@ -19,8 +19,11 @@
 # The stock layer's guest, the longest, runs beside layers 1, 2b, 4, 5, 6:
 # a TCG guest keeps about one of the host's two cores busy, and they take
 # turns on the other. When they are done, the debug layer's guest runs
-# beside it. Each guest beside the others writes its console to
-# build/test-results/LAYER.console, printed when it ends.
+# beside it; when that one is done, a second stock guest, if stock tests
+# are left that the first has not begun: the two take the next test not
+# yet taken (tests/vm/run.sh --claim), each with its own results
+# (stock-2.txt, stock-2.ktap). Each guest beside the others writes its
+# console to build/test-results/LAYER.console, printed when it ends.
 # NAME|GLOB...: only the guest tests they select (a name, a glob, or
 # AREA/NAME), in each layer that has them. tools/lab test --list lists the
 # guest tests: name, area, layers, time limit.
@@ -121,11 +124,13 @@ guest_run() {
 }
 
 # guest_count LAYER RC: the PASS/FAIL lines of LAYER's guest, which
-# exited with RC.
+# exited with RC. (A second stock guest may find no test left to take:
+# its runner then ends with "# 0 passed, 0 failed".)
 guest_count() {
 	tally "$res/$1.txt"
 	case $2 in
-	0 | 1) [ -s "$res/$1.txt" ] || ko "$1.ran" ;;
+	0 | 1) [ -s "$res/$1.txt" ] || grep -q '^# 0 passed, 0 failed in ' "$res/$1.ktap" 2>/dev/null ||
+		ko "$1.ran" ;;
 	*) ko "$1.kernel-clean (run exit $2)" ;;
 	esac
 }
@@ -151,7 +156,9 @@ beside_wait() {
 }
 
 # guest_layer LAYER KERNEL [RUN_OPTION...]: the layer's tests (those
-# selected) in a guest.
+# selected) in a guest. With CLAIM=DIR, only those no other guest with
+# that DIR took first (tests/vm/run.sh --claim); with AS=NAME, the
+# results in NAME's files, not LAYER's.
 guest_layer() {
 	local layer=$1 kernel=$2
 	shift 2
@@ -160,7 +167,18 @@ guest_layer() {
 		say "no selected test in the $layer layer"
 		return 0
 	fi
-	guest_run "$layer" "$kernel" "$@" -- --layer "$layer" ${pats[@]+"${pats[@]}"}
+	guest_run "${AS:-$layer}" "$kernel" "$@" -- --layer "$layer" ${CLAIM:+--claim "$CLAIM"} \
+		${pats[@]+"${pats[@]}"}
+}
+
+# unclaimed LAYER DIR: whether a test of LAYER (of those selected) is
+# not yet taken in DIR.
+unclaimed() {
+	local n
+	while read -r n _; do
+		[ -e "$2/$n" ] || return 0
+	done < <("$RUNNER" --list --layer "$1" ${pats[@]+"${pats[@]}"} 2>/dev/null)
+	return 1
 }
 
 # guest_named LAYER KERNEL NAME...: those tests (the ones selected, if
@@ -192,7 +210,9 @@ K73_TESTS=(bad_input devinfo_roce devinfo_iwarp provider_from_build_tree
 	interop_siw_ext nvmeof_roce odp_verbs rdma_core_odp odp_iwarp)
 
 say "layer 2: guest tests on the stock kernel, beside the other layers"
-BESIDE=1 guest_layer stock stock
+claims=$res/claims
+mkdir -p "$claims"
+BESIDE=1 CLAIM=$claims guest_layer stock stock
 
 if [ ${#pats[@]} -eq 0 ]; then
 	say "layer 1: host unit tests"
@@ -276,7 +296,21 @@ if [ $quick = 0 ]; then
 	BESIDE=1 guest_layer debug debug
 fi
 
-while beside_wait; do :; done
+# Once the debug layer is done (or skipped): a second stock guest, if the
+# first has not begun every stock test yet; the two share what is left.
+second=0
+while :; do
+	if [ $second = 0 ] && [ -z "${beside_pids[debug]:-}" ] && [ -n "${beside_pids[stock]:-}" ]; then
+		second=1
+		if unclaimed stock "$claims"; then
+			say "layer 2: a second stock guest, sharing the stock tests not yet begun"
+			BESIDE=1 CLAIM=$claims AS=stock-2 guest_layer stock stock
+		else
+			say "every stock test begun: no second stock guest"
+		fi
+	fi
+	beside_wait || break
+done
 
 # What a failed guest test printed last (its KTAP's nested lines), here
 # at the end too, where a log cut to its tail still shows it (CI's does).
