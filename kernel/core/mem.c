@@ -11,6 +11,7 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/net.h>
+#include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -257,8 +258,8 @@ void softrdma_resp_mr_drop(struct softrdma_qp *qp)
 	if (!mr)
 		return;
 	qp->resp.mr = NULL;
-	qp->resp.odp_lo = 0;
-	qp->resp.odp_hi = 0;
+	qp->resp.kept_lo = 0;
+	qp->resp.kept_hi = 0;
 	atomic_dec(&mr->resp_kept);
 	softrdma_mr_unref(mr);
 }
@@ -286,6 +287,16 @@ static void softrdma_resp_mr_keep(struct softrdma_qp *qp,
 	}
 	refcount_inc(&mr->refs);
 	qp->resp.mr = mr;
+	/*
+	 * A user MR's range never changes (a new range is a new MR); an ODP
+	 * MR's is what softrdma_odp_hold_kept() finds present.
+	 */
+	qp->resp.kept_lo = mr->iova;
+	if (mr->type != SOFTRDMA_MR_USER ||
+	    check_add_overflow(mr->iova, mr->length, &qp->resp.kept_hi)) {
+		qp->resp.kept_lo = 0;
+		qp->resp.kept_hi = 0;
+	}
 }
 
 /**
@@ -303,7 +314,8 @@ static void softrdma_resp_mr_keep(struct softrdma_qp *qp,
  * the QP leaves the receiving states or it is deregistered
  * (softrdma_mr_evict()): a message's later packets, and the messages
  * after it into the same MR, are checked against it without the key
- * table. The pages of a kept ODP MR are held by qp->lock
+ * table, and within its kept range (qp->resp.kept_lo, kept_hi) for key,
+ * PD and rights only. The pages of a kept ODP MR are held by qp->lock
  * (softrdma_odp_hold_kept()).
  *
  * Return: the MR with a reference held (softrdma_resp_mr_put()), or NULL.
@@ -314,6 +326,15 @@ struct softrdma_mr *softrdma_resp_mr_get(struct softrdma_qp *qp, u32 key,
 {
 	struct softrdma_mr *mr = qp->resp.mr;
 
+	/* In the kept range: its pages present if it is an ODP MR. */
+	if (likely(mr && mr->ibmr.pd == qp->pd &&
+		   softrdma_mr_key_ok(mr, key) &&
+		   (mr->access & access) == access &&
+		   iova >= qp->resp.kept_lo && iova <= qp->resp.kept_hi &&
+		   len <= qp->resp.kept_hi - iova)) {
+		refcount_inc(&mr->refs);
+		return mr;
+	}
 	/* -ENOENT from the kept MR: @key is another's, for the table. */
 	*err = mr ? softrdma_mr_check(mr, qp->pd, key, iova, len, access) :
 		    -ENOENT;

@@ -7,8 +7,8 @@
  * mapped and writable. softrdma has no DMA device: a mapped page is used
  * by the CPU, copied to and from in whatever context the transport runs.
  *
- * The accesses read a page table of the MR's own (odp->pfns), as a NIC
- * reads its MTT: a fault copies what the umem mapped into it under the
+ * The accesses read a page table of the MR's own (its ranges' pages), as a
+ * NIC reads its MTT: a fault copies what the umem mapped into it under the
  * umem's mutex, an invalidation clears it. The umem's own list is not
  * for them: hmm_range_fault() writes it with no lock held, possibly what
  * it read before an invalidation that has since run.
@@ -25,13 +25,14 @@
  * or the invalidation sees the access and waits for it.
  *
  * A responder's access through the MR its QP keeps (softrdma_resp_mr_get())
- * is held by qp->lock alone, with no count, and the QP remembers a range
- * it found present, up to SOFTRDMA_ODP_KEPT_AHEAD pages at a time, with the
- * MR's invalidation sequence (softrdma_odp_hold_kept()): the packets after
- * it look at no page. An invalidation of an MR some QP keeps bars holds,
- * moves the sequence on, then takes the lock of each QP of the device
- * (softrdma_odp_fence_kept()): such an access either ended before, or it
- * sees the new sequence and the bar.
+ * is held by qp->lock alone, with no count, and the QP remembers the range
+ * it found present, up to SOFTRDMA_ODP_KEPT_AHEAD pages at a time
+ * (softrdma_odp_hold_kept()): the packets after it are checked against
+ * that range as a pinned MR's are against its bounds, and look at no
+ * page. An invalidation of an MR some QP keeps bars holds, then takes the
+ * lock of each QP of the device and clears the range of those that keep
+ * it (softrdma_odp_fence_kept()): such an access either ended before, or
+ * finds no range and sees the bar.
  *
  * A page not present is never faulted in where the access runs (softirq,
  * or under the QP's spinlock): the access fails with -EBUSY and the fault
@@ -90,10 +91,11 @@ struct softrdma_odp_range {
 	u64 start, end;			/* the umem's, in whole pages */
 	/*
 	 * The pages accesses may use, per PAGE_SIZE page from
-	 * ib_umem_start(): HMM pfns, HMM_PFN_VALID (and HMM_PFN_WRITE) while
-	 * mapped. Set under umem_mutex, cleared under it with no users.
+	 * ib_umem_start(): struct page pointers with SOFTRDMA_ODP_PRESENT
+	 * (and SOFTRDMA_ODP_WRITABLE) while mapped, else 0. Set under
+	 * umem_mutex, cleared under it with no users.
 	 */
-	unsigned long *pfns;
+	unsigned long *pages;
 };
 
 /* The ODP state of an MR. */
@@ -157,10 +159,11 @@ static size_t softrdma_odp_idx(struct softrdma_odp_range *r, u64 va)
 static size_t softrdma_odp_lacking(const struct softrdma_odp_range *r,
 				   size_t i, size_t last, bool write)
 {
-	unsigned long need = HMM_PFN_VALID | (write ? HMM_PFN_WRITE : 0);
+	unsigned long need = SOFTRDMA_ODP_PRESENT |
+			     (write ? SOFTRDMA_ODP_WRITABLE : 0);
 
 	for (; i <= last; i++)
-		if ((READ_ONCE(r->pfns[i]) & need) != need)
+		if ((READ_ONCE(r->pages[i]) & need) != need)
 			break;
 	return i;
 }
@@ -186,6 +189,17 @@ static bool softrdma_odp_present(struct softrdma_odp *odp, u64 start,
 	return true;
 }
 
+/* The page table's entry of what @umem has mapped of its page @idx. */
+static unsigned long softrdma_odp_entry(struct ib_umem_odp *umem, size_t idx)
+{
+	unsigned long pfn = compat_odp_pfn(umem, idx);
+
+	if (!(pfn & HMM_PFN_VALID))
+		return 0;
+	return (unsigned long)hmm_pfn_to_page(pfn) | SOFTRDMA_ODP_PRESENT |
+	       (pfn & HMM_PFN_WRITE ? SOFTRDMA_ODP_WRITABLE : 0);
+}
+
 /* Fault [@start, @end) of @r in (or map what is there): map_lock held. */
 static int softrdma_odp_map_range(struct softrdma_odp_range *r, u64 start,
 				  u64 end, bool fault)
@@ -202,7 +216,7 @@ static int softrdma_odp_map_range(struct softrdma_odp_range *r, u64 start,
 	/* No invalidation has run since the walk: its pages stand. */
 	last = softrdma_odp_idx(r, end - 1);
 	for (i = softrdma_odp_idx(r, start); i <= last; i++)
-		WRITE_ONCE(r->pfns[i], compat_odp_pfn(umem, i));
+		WRITE_ONCE(r->pages[i], softrdma_odp_entry(umem, i));
 	mutex_unlock(&umem->umem_mutex);
 	return 0;
 }
@@ -214,9 +228,9 @@ static int softrdma_odp_range_init(struct softrdma_odp *odp,
 				   struct softrdma_odp_range *r,
 				   struct ib_umem_odp *umem)
 {
-	r->pfns = kvcalloc(ib_umem_odp_num_pages(umem), sizeof(*r->pfns),
-			   GFP_KERNEL | __GFP_NOWARN);
-	if (!r->pfns)
+	r->pages = kvcalloc(ib_umem_odp_num_pages(umem), sizeof(*r->pages),
+			    GFP_KERNEL | __GFP_NOWARN);
+	if (!r->pages)
 		return -ENOMEM;
 	r->umem = umem;
 	r->odp = odp;
@@ -261,11 +275,11 @@ softrdma_odp_child(struct softrdma_odp *odp, u64 va)
 		goto err_umem;
 	ret = xa_err(xa_store(&odp->children, idx, r, GFP_KERNEL));
 	if (ret)
-		goto err_pfns;
+		goto err_pages;
 	return r;
 
-err_pfns:
-	kvfree(r->pfns);
+err_pages:
+	kvfree(r->pages);
 err_umem:
 	ib_umem_odp_release(umem);
 err_free:
@@ -313,13 +327,17 @@ static void softrdma_odp_unmap(struct softrdma_odp_range *r, u64 start,
 			       u64 end)
 {
 	size_t i, last = softrdma_odp_idx(r, end - 1);
-	unsigned long pfn;
+	unsigned long ent;
 
 	for (i = softrdma_odp_idx(r, start); i <= last; i++) {
-		pfn = r->pfns[i];
-		if (pfn & HMM_PFN_WRITE)
-			folio_mark_dirty(page_folio(hmm_pfn_to_page(pfn)));
-		WRITE_ONCE(r->pfns[i], 0);
+		ent = r->pages[i];
+		if (ent & SOFTRDMA_ODP_WRITABLE) {
+			struct page *page;
+
+			page = (struct page *)(ent & ~SOFTRDMA_ODP_FLAGS);
+			folio_mark_dirty(page_folio(page));
+		}
+		WRITE_ONCE(r->pages[i], 0);
 	}
 	ib_umem_odp_unmap_dma_pages(r->umem, start, end);
 }
@@ -333,7 +351,7 @@ static void softrdma_odp_range_free(struct softrdma_odp_range *r)
 	softrdma_odp_unmap(r, ib_umem_start(umem), ib_umem_end(umem));
 	mutex_unlock(&umem->umem_mutex);
 	ib_umem_odp_release(umem);
-	kvfree(r->pfns);
+	kvfree(r->pages);
 }
 
 static void softrdma_odp_fault_work(struct work_struct *work)
@@ -462,20 +480,30 @@ void softrdma_odp_exit(void)
 	destroy_workqueue(softrdma_odp_wq);
 }
 
-/*
- * softrdma_odp_hold_kept() found no range of the QP's that holds the
- * access: the pages are checked, and those present ahead of them in the
- * same range (SOFTRDMA_ODP_KEPT_AHEAD at most) remembered with the MR's
- * invalidation sequence (qp->lock held; the fence of
- * softrdma_odp_invalidate() pairs with it).
+/**
+ * softrdma_odp_hold_kept - softrdma_odp_hold() by a responder, through the
+ *	MR its QP keeps
+ * @qp: the QP; qp->lock held
+ * @mr: an ODP MR, qp->resp.mr
+ * @iova: first byte accessed
+ * @len: bytes accessed
+ * @access: the IB_ACCESS_* flags the access needs
+ *
+ * For an access outside the range the QP found present before: the pages
+ * are checked, and the range present (and writable, if the MR is) from
+ * there on in the same range, SOFTRDMA_ODP_KEPT_AHEAD pages at most,
+ * remembered in qp->resp (the fence of softrdma_odp_invalidate() clears
+ * it). The hold is qp->lock: nothing to release.
+ *
+ * Return: as softrdma_odp_hold().
  */
-int softrdma_odp_hold_ahead(struct softrdma_qp *qp, struct softrdma_mr *mr,
-			    u64 iova, u64 len, int access)
+int softrdma_odp_hold_kept(struct softrdma_qp *qp, struct softrdma_mr *mr,
+			   u64 iova, u64 len, int access)
 {
 	struct softrdma_odp *odp = mr->odp;
 	bool write = softrdma_access_writes(access);
-	u64 start = softrdma_odp_va(mr, iova), end = start + len;
-	u32 seq = atomic_read(&mr->odp_seq);
+	u64 addr = mr->umem->address, start = softrdma_odp_va(mr, iova);
+	u64 end = start + len, lo, hi;
 	struct softrdma_odp_range *r;
 	size_t i, last;
 
@@ -487,20 +515,26 @@ int softrdma_odp_hold_ahead(struct softrdma_qp *qp, struct softrdma_mr *mr,
 	r = softrdma_odp_range(odp, start);
 	if (end > r->end)
 		return 0;
+	/* A writable MR's range is one a write may use too. */
+	write = mr->umem->writable;
+	i = softrdma_odp_idx(r, start);
+	last = softrdma_odp_idx(r, end - 1);
+	if (softrdma_odp_lacking(r, i, last, write) <= last)
+		return 0;
 	last = min(softrdma_odp_idx(r, r->end - 1),
-		   softrdma_odp_idx(r, end - 1) + SOFTRDMA_ODP_KEPT_AHEAD);
+		   last + SOFTRDMA_ODP_KEPT_AHEAD);
 	i = softrdma_odp_lacking(r, softrdma_odp_idx(r, end - 1) + 1, last,
 				 write);
-	qp->resp.odp_lo = round_down(start, PAGE_SIZE);
-	qp->resp.odp_hi = min(r->start + ((u64)i << PAGE_SHIFT), r->end);
-	qp->resp.odp_seq = seq;
-	qp->resp.odp_wr = write;
+	lo = max(round_down(start, PAGE_SIZE), addr);
+	hi = min3(r->start + ((u64)i << PAGE_SHIFT), r->end, addr + mr->length);
+	qp->resp.kept_lo = mr->iova + (lo - addr);
+	qp->resp.kept_hi = mr->iova + (hi - addr);
 	return 0;
 }
 
 /*
- * An invalidation, holds barred and the sequence moved on: wait out the
- * accesses held by the lock of a QP that keeps the MR
+ * An invalidation, holds barred: wait out the accesses held by the lock of
+ * a QP that keeps the MR, and clear the range it found present
  * (softrdma_odp_hold_kept()).
  */
 static void softrdma_odp_fence_kept(struct softrdma_odp *odp)
@@ -516,6 +550,10 @@ static void softrdma_odp_fence_kept(struct softrdma_odp *odp)
 		if (!refcount_inc_not_zero(&qp->refs))
 			continue;	/* being destroyed: it holds nothing */
 		spin_lock_bh(&qp->lock);
+		if (qp->resp.mr == odp->mr) {
+			qp->resp.kept_lo = 0;
+			qp->resp.kept_hi = 0;
+		}
 		spin_unlock_bh(&qp->lock);
 		softrdma_qp_put(qp);
 	}
@@ -536,8 +574,8 @@ void softrdma_odp_release(struct softrdma_mr *mr)
  * softrdma_odp_page() of an implicit MR: the page table of the child that
  * holds page @*idx (from address 0), @*idx made its index there.
  */
-const unsigned long *softrdma_odp_child_pfns(struct softrdma_mr *mr,
-					     size_t *idx)
+const unsigned long *softrdma_odp_child_pages(struct softrdma_mr *mr,
+					      size_t *idx)
 {
 	struct softrdma_odp_range *r;
 
@@ -547,7 +585,7 @@ const unsigned long *softrdma_odp_child_pfns(struct softrdma_mr *mr,
 	if (WARN_ON_ONCE(!r))
 		return NULL;
 	*idx &= SOFTRDMA_ODP_CHILD_PAGES - 1;
-	return r->pfns;
+	return r->pages;
 }
 
 /*
@@ -580,7 +618,6 @@ static bool softrdma_odp_invalidate(struct mmu_interval_notifier *mni,
 	/* Any range of the MR bars the holds of all of it. */
 	odp = r->odp;
 	atomic_inc(&odp->blocked);
-	atomic_inc(&odp->mr->odp_seq);
 	/* Pairs with the barrier after softrdma_odp_hold()'s count. */
 	smp_mb__after_atomic();
 	softrdma_odp_fence_kept(odp);
@@ -712,7 +749,7 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	}
 	mr->umem = &umem->umem;
 	if (!implicit)
-		mr->odp_pfns = odp->whole.pfns;
+		mr->odp_pages = odp->whole.pages;
 	mr->page_offset = ib_umem_offset(mr->umem);
 	ret = softrdma_mr_keys(sdev, mr);
 	if (ret) {
@@ -736,7 +773,7 @@ void softrdma_odp_dereg(struct softrdma_mr *mr)
 	cancel_work_sync(&mr->odp->fault_work);
 	softrdma_odp_free(mr->odp);
 	mr->odp = NULL;
-	mr->odp_pfns = NULL;
+	mr->odp_pages = NULL;
 	mr->umem = NULL;
 }
 
@@ -834,8 +871,8 @@ int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access)
 	return -EFAULT;
 }
 
-int softrdma_odp_hold_ahead(struct softrdma_qp *qp, struct softrdma_mr *mr,
-			    u64 iova, u64 len, int access)
+int softrdma_odp_hold_kept(struct softrdma_qp *qp, struct softrdma_mr *mr,
+			   u64 iova, u64 len, int access)
 {
 	return -EFAULT;
 }
@@ -844,8 +881,8 @@ void softrdma_odp_release(struct softrdma_mr *mr)
 {
 }
 
-const unsigned long *softrdma_odp_child_pfns(struct softrdma_mr *mr,
-					     size_t *idx)
+const unsigned long *softrdma_odp_child_pages(struct softrdma_mr *mr,
+					      size_t *idx)
 {
 	return NULL;
 }

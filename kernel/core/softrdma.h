@@ -247,13 +247,13 @@ struct softrdma_qp {
 		 */
 		struct softrdma_mr *mr;
 		/*
-		 * An ODP mr's pages found present (writable, with odp_wr):
-		 * user addresses [odp_lo, odp_hi), while no invalidation
-		 * has run since odp_seq (softrdma_odp_hold_kept()).
+		 * The iovas [kept_lo, kept_hi) of mr an access may reach
+		 * with only its key and rights checked: a user MR's whole
+		 * range; an ODP MR's pages found present (and writable, if
+		 * it is), until an invalidation (softrdma_odp_hold_kept());
+		 * none of other MRs.
 		 */
-		u64 odp_lo, odp_hi;
-		u32 odp_seq;
-		bool odp_wr;
+		u64 kept_lo, kept_hi;
 	} resp;
 	struct softrdma_qp_attrs attrs;
 	struct list_head poll_node;	/* on the poller's list */
@@ -317,10 +317,8 @@ struct softrdma_mr {
 	struct softrdma_frmr fr;
 	struct ib_umem *umem;
 	struct softrdma_odp *odp;	/* SOFTRDMA_MR_ODP: odp.c */
-	/* Not implicit: its page table (HMM pfns), read by accesses. */
-	unsigned long *odp_pfns;
-	/* ODP: invalidations begun (softrdma_odp_hold_kept()). */
-	atomic_t odp_seq;
+	/* ODP, not implicit: its page table (softrdma_odp_page()). */
+	unsigned long *odp_pages;
 	struct page **pages;		/* the pinned pages of umem */
 	size_t npages;
 	unsigned int page_offset;	/* of iova in pages[0] */
@@ -703,14 +701,14 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 iova, int access);
 void softrdma_odp_dereg(struct softrdma_mr *mr);
 int softrdma_odp_hold(struct softrdma_mr *mr, u64 iova, u64 len, int access);
-int softrdma_odp_hold_ahead(struct softrdma_qp *qp, struct softrdma_mr *mr,
-			    u64 iova, u64 len, int access);
+int softrdma_odp_hold_kept(struct softrdma_qp *qp, struct softrdma_mr *mr,
+			   u64 iova, u64 len, int access);
 void softrdma_odp_release(struct softrdma_mr *mr);
 void softrdma_odp_flush(void);
 int softrdma_odp_init(void);
 void softrdma_odp_exit(void);
-const unsigned long *softrdma_odp_child_pfns(struct softrdma_mr *mr,
-					     size_t *idx);
+const unsigned long *softrdma_odp_child_pages(struct softrdma_mr *mr,
+					      size_t *idx);
 void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr);
 int softrdma_advise_mr(struct ib_pd *ibpd,
 		       enum ib_uverbs_advise_mr_advice advice, u32 flags,
@@ -718,29 +716,27 @@ int softrdma_advise_mr(struct ib_pd *ibpd,
 		       struct uverbs_attr_bundle *attrs);
 
 /*
+ * An ODP MR's page table (mr->odp_pages, or an implicit MR's child's): per
+ * page a struct page pointer with these bits in its low ones, 0 while the
+ * page is not mapped.
+ */
+#define SOFTRDMA_ODP_PRESENT	1UL
+#define SOFTRDMA_ODP_WRITABLE	2UL
+#define SOFTRDMA_ODP_FLAGS	(SOFTRDMA_ODP_PRESENT | SOFTRDMA_ODP_WRITABLE)
+
+/*
  * The page of index @idx (from the MR's first page; an implicit MR's from
- * address 0) of a range of an ODP MR softrdma_odp_hold() holds.
+ * address 0) of a range of an ODP MR softrdma_odp_hold() holds: present,
+ * since an invalidation waits for the access to end.
  */
 static inline struct page *softrdma_odp_page(struct softrdma_mr *mr,
 					     size_t idx)
 {
-#if SOFTRDMA_ODP
-	const unsigned long *pfns = mr->odp_pfns;
-	unsigned long pfn;
+	const unsigned long *pages = mr->odp_pages;
 
-	if (!pfns) {
-		pfns = softrdma_odp_child_pfns(mr, &idx);
-		if (!pfns)
-			return NULL;
-	}
-	pfn = READ_ONCE(pfns[idx]);
-	/* A hold keeps it: an invalidation waits for the access to end. */
-	if (WARN_ON_ONCE(!(pfn & HMM_PFN_VALID)))
-		return NULL;
-	return hmm_pfn_to_page(pfn);
-#else
-	return NULL;
-#endif
+	if (unlikely(!pages))
+		pages = softrdma_odp_child_pages(mr, &idx);
+	return (struct page *)(READ_ONCE(pages[idx]) & ~SOFTRDMA_ODP_FLAGS);
 }
 
 /* Does an access with the IB_ACCESS_* flags @access write the MR? */
@@ -748,34 +744,6 @@ static inline bool softrdma_access_writes(int access)
 {
 	return access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 			 IB_ACCESS_REMOTE_ATOMIC);
-}
-
-/**
- * softrdma_odp_hold_kept - softrdma_odp_hold() by a responder, through the
- *	MR its QP keeps
- * @qp: the QP; qp->lock held
- * @mr: an ODP MR, qp->resp.mr
- * @iova: first byte accessed
- * @len: bytes accessed
- * @access: the IB_ACCESS_* flags the access needs
- *
- * The hold is qp->lock (odp.c): nothing to release. Pages in the range
- * the QP found present before, with no invalidation begun since, are not
- * looked at again (softrdma_odp_hold_ahead() finds them).
- * Return: as softrdma_odp_hold().
- */
-static inline int softrdma_odp_hold_kept(struct softrdma_qp *qp,
-					 struct softrdma_mr *mr, u64 iova,
-					 u64 len, int access)
-{
-	u64 start = mr->umem->address + (iova - mr->iova);
-
-	if (likely(atomic_read(&mr->odp_seq) == qp->resp.odp_seq &&
-		   start >= qp->resp.odp_lo &&
-		   start + len <= qp->resp.odp_hi &&
-		   (qp->resp.odp_wr || !softrdma_access_writes(access))))
-		return 0;
-	return softrdma_odp_hold_ahead(qp, mr, iova, len, access);
 }
 
 /* mw.c */
