@@ -29,7 +29,11 @@ fixture_down() {
 # fixture_state: what a test may change and must leave as it found it,
 # without what a fresh fixture changes anyway (interface indexes, MAC and
 # link-local addresses). Run after every test, so it forks little: each
-# process costs ~80 ms under TCG ("ip netns exec" three times that).
+# process costs ~80 ms under TCG ("ip netns exec" three times that). One
+# ip per namespace shows links, addresses, permanent neighbours and routes
+# (-batch); its lines say which they are (a link's "N: NAME: <", an
+# address's "N: NAME", a neighbour's state PERMANENT, the rest routes),
+# and awk prints them in that order, the qdiscs before the routes.
 fixture_state() {
 	local ns nso f
 	{
@@ -37,32 +41,42 @@ fixture_state() {
 			nso=()
 			[ "$ns" = - ] || nso=(-n "$ns")
 			echo "@ns $ns"
-			echo "@link"
-			ip "${nso[@]}" -o link show
-			echo "@addr"
-			ip "${nso[@]}" -o addr show scope global
-			echo "@neigh"
-			ip "${nso[@]}" neigh show nud permanent
+			ip "${nso[@]}" -o -force -batch - <<-EOF
+				link show
+				address show scope global
+				neigh show nud permanent
+				route show table all
+			EOF
 			echo "@qdisc"
 			tc "${nso[@]}" qdisc show
-			echo "@route"
-			ip "${nso[@]}" route show table all
 		done
 		echo "@ethtool"
 		ethtool -k veth0
-		ip netns exec b ethtool -k veth1
+		# Not "ip netns exec", which remounts /sys: ethtool needs none.
+		nsenter --net=/var/run/netns/b ethtool -k veth1
 		echo "@netns"
 		for f in /var/run/netns/*; do
 			[ -e "$f" ] && echo "${f##*/}"
 		done
 	} 2>&1 | awk '
-		/^@/ { sec = $1; if (sec == "@ns") print "== netns", $2; next }
-		sec == "@link" {
-			sub(/^[0-9]+: /, ""); sub(/@[a-z0-9]+:/, ":"); sub(/ link\/.*/, "")
-			sub(/ link-netns(id)? [a-z0-9]+/, ""); print; next
+		function flush() {
+			printf "%s%s%s%s%s", link, addr, neigh, qdisc, route
+			link = addr = neigh = qdisc = route = ""
 		}
-		sec == "@addr" { print $2, $3, $4; next }
-		sec == "@neigh" { print $1, $3; next }
-		sec == "@route" { if (!/fe80|ff00|local|broadcast|multicast/) print; next }
-		{ print }'
+		/^@/ {
+			if ($1 != "@qdisc") flush()
+			sec = $1
+			if (sec == "@ns") print "== netns", $2
+			next
+		}
+		sec == "@ns" && /^[0-9]+: [^ ]+: </ {
+			sub(/^[0-9]+: /, ""); sub(/@[a-z0-9]+:/, ":"); sub(/ link\/.*/, "")
+			sub(/ link-netns(id)? [a-z0-9]+/, ""); link = link $0 "\n"; next
+		}
+		sec == "@ns" && /^[0-9]+: / { addr = addr $2 " " $3 " " $4 "\n"; next }
+		sec == "@ns" && / PERMANENT( |$)/ { neigh = neigh $1 " " $3 "\n"; next }
+		sec == "@ns" { if (!/fe80|ff00|local|broadcast|multicast/) route = route $0 "\n"; next }
+		sec == "@qdisc" { qdisc = qdisc $0 "\n"; next }
+		{ print }
+		END { flush() }'
 }
