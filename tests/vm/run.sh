@@ -54,14 +54,6 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-# header FILE KEY: the value of "# KEY: value" in FILE's first comment block.
-header() {
-	awk -v k="$2" '
-		NR > 1 && !/^#/ { exit }
-		$1 == "#" && $2 == k ":" { $1 = ""; $2 = ""; sub(/^ +/, ""); print; exit }
-	' "$1"
-}
-
 # Discover: every tests/vm/AREA/NAME.sh but lib/; NAME unique. No program
 # per file (a debug guest starts one in a fraction of a second): one find,
 # one grep for every file's test functions.
@@ -88,13 +80,22 @@ for f in "${found[@]}"; do
 	names+=("$n") areas+=("$a") files+=("$f")
 done
 
-# Every file's "# layers:", read by one awk.
-declare -A layers_of=()
-while IFS=$'\t' read -r f l; do
-	layers_of[$f]=$l
+# Every file's header ("# KEY: value" in its first comment block; the
+# first of each KEY), read by one awk: layers, timeout, count.
+declare -A layers_of=() timeout_of=() count_of=()
+while IFS=$'\t' read -r f key v; do
+	case $key in
+	layers) layers_of[$f]=$v ;;
+	timeout) timeout_of[$f]=$v ;;
+	count) count_of[$f]=$v ;;
+	esac
 done < <(awk '
+	FNR == 1 { delete seen }
 	FNR > 1 && !/^#/ { nextfile }
-	$1 == "#" && $2 == "layers:" { $1 = ""; $2 = ""; sub(/^ +/, ""); print FILENAME "\t" $0; nextfile }
+	$1 == "#" && $2 ~ /^(layers|timeout|count):$/ && !seen[$2]++ {
+		k = substr($2, 1, length($2) - 1); $1 = ""; $2 = ""; sub(/^ +/, "")
+		print FILENAME "\t" k "\t" $0
+	}
 ' "${found[@]}")
 
 in_layer() { # INDEX LAYER
@@ -134,8 +135,8 @@ done
 if [ $list = 1 ]; then
 	for i in "${sel[@]}"; do
 		l=${layers_of[${files[$i]}]:-}
-		t=$(header "${files[$i]}" timeout)
-		printf '%-32s %-9s %-13s %s s\n' "${names[$i]}" "${areas[$i]}" "${l:--}" "${t:-$TEST_TIMEOUT}"
+		t=${timeout_of[${files[$i]}]:-$TEST_TIMEOUT}
+		printf '%-32s %-9s %-13s %s s\n' "${names[$i]}" "${areas[$i]}" "${l:--}" "$t"
 	done
 	exit 0
 fi
@@ -146,11 +147,15 @@ fi
 : >"$ktap"
 RUN_TMP=$(mktemp -d /tmp/vmtests.XXXXXX)
 trap 'rm -rf "$RUN_TMP"' EXIT
-# What cleanup restores: the provider's driver files, the fixture's state.
-cp -a /etc/libibverbs.d "$RUN_TMP/libibverbs.d" 2>/dev/null
+# What cleanup restores: the provider's driver files (as they were when
+# verbs.stamp was made), the fixture's state.
+verbs=0
+[ ! -e /etc/libibverbs.d ] || { verbs=1; cp -a /etc/libibverbs.d "$RUN_TMP/libibverbs.d"; }
+: >"$RUN_TMP/verbs.stamp"
 fixture_want=$(fixture_state)
 
-k() { printf '%s\n' "$*" | tee -a "$ktap"; }
+# Under TCG a process costs ~80 ms: what runs per test forks little.
+k() { printf '%s\n' "$*"; printf '%s\n' "$*" >>"$ktap"; }
 res() { printf '%s\n' "$*" >>"$out"; }
 
 # kill_session SID: SIGKILL every process of the session until none is left
@@ -167,6 +172,19 @@ kill_session() {
 	done
 }
 
+# verbs_changed: whether /etc/libibverbs.d was made, removed, or written
+# since the stamp (a file added, removed, renamed or written: its mtime or
+# the folder's; the copy cleanup puts back keeps the old ones).
+verbs_changed() {
+	local f
+	[ -e /etc/libibverbs.d ] || return $((verbs == 0))
+	[ $verbs = 1 ] || return 0
+	for f in /etc/libibverbs.d /etc/libibverbs.d/* /etc/libibverbs.d/.*; do
+		[ ! "$f" -nt "$RUN_TMP/verbs.stamp" ] || return 0
+	done
+	return 1
+}
+
 # cleanup: after every test, whatever it did or did not undo. What most
 # tests leave (modules, the provider files) is undone at once; the rest only
 # when the fixture's state says something changed.
@@ -176,12 +194,16 @@ cleanup() {
 	for m in "${cleanup_mods[@]}"; do
 		[ ! -e "/sys/module/$m" ] || loaded=1
 	done
-	# rdma devices, in every namespace (rdma_rxe, siw and softrdma ones).
+	# rdma devices, in every namespace (rdma_rxe, siw and softrdma ones;
+	# "link DEV/PORT ..." a port; rdma needs no /sys of the namespace's).
 	if [ $loaded = 1 ]; then
-		for ns in - $(ip netns list | awk '{print $1}'); do
-			local pre=()
-			[ "$ns" = - ] || pre=(ip netns exec "$ns")
-			for d in $("${pre[@]}" rdma link show 2>/dev/null | awk '{print $2}' | cut -d/ -f1); do
+		for ns in - /var/run/netns/*; do
+			local pre=() devs=()
+			[ "$ns" = - ] || { [ -e "$ns" ] && pre=(nsenter "--net=$ns"); } || continue
+			while read -r _ d _; do
+				devs+=("${d%%/*}")
+			done < <("${pre[@]}" rdma link show 2>/dev/null)
+			for d in ${devs[@]+"${devs[@]}"}; do
 				"${pre[@]}" rdma link delete "$d" 2>/dev/null
 			done
 		done
@@ -205,8 +227,14 @@ cleanup() {
 			done
 		done
 	fi
-	# Modules (softrdma's TCP sockets may hold it a moment after a kill).
+	# Modules, all in one modprobe, then again one by one what is left
+	# (softrdma's TCP sockets may hold it a moment after a kill).
+	local mods=()
 	for m in "${cleanup_mods[@]}"; do
+		[ ! -e "/sys/module/$m" ] || mods+=("$m")
+	done
+	[ ${#mods[@]} -eq 0 ] || modprobe -r "${mods[@]}" 2>/dev/null
+	for m in ${mods[@]+"${mods[@]}"}; do
 		n=100
 		while [ -e "/sys/module/$m" ] && ! modprobe -r "$m" 2>/dev/null && ! rmmod "$m" 2>/dev/null; do
 			n=$((n - 1))
@@ -214,8 +242,10 @@ cleanup() {
 			sleep 0.1
 		done
 	done
-	rm -rf /etc/libibverbs.d
-	cp -a "$RUN_TMP/libibverbs.d" /etc/libibverbs.d 2>/dev/null
+	if verbs_changed; then
+		rm -rf /etc/libibverbs.d
+		[ $verbs = 0 ] || cp -a "$RUN_TMP/libibverbs.d" /etc/libibverbs.d
+	fi
 	# The fixture as it was, made anew if anything still differs.
 	[ "$now" = "$fixture_want" ] || now=$(fixture_state)
 	if [ "$now" != "$fixture_want" ]; then
@@ -230,13 +260,11 @@ cleanup() {
 	return 0
 }
 
-# The port range of test INDEX (by name order: stable for a test).
-port_of() { echo $((10000 + 20 * $1)); }
-
 # nest LOG: the "ok N ..." / "not ok N ..." lines in LOG, renumbered, as
-# KTAP subtests (indented one level).
+# KTAP subtests (indented one level), printed and added to the KTAP file.
 nest() {
-	awk '
+	awk -v ktap="$ktap" '
+		function out(l) { print l; print l >>ktap }
 		/^(not )?ok [0-9]+( |$)/ {
 			st = ($1 == "ok") ? "ok" : "not ok"
 			sub(/^(not )?ok [0-9]+/, "")
@@ -244,10 +272,10 @@ nest() {
 		}
 		END {
 			if (n == 0) exit
-			print "    KTAP version 1"
-			print "    # Subtest: " name
-			print "    1.." n
-			for (i = 1; i <= n; i++) print "    " lines[i]
+			out("    KTAP version 1")
+			out("    # Subtest: " name)
+			out("    1.." n)
+			for (i = 1; i <= n; i++) out("    " lines[i])
 		}' name="$2" "$1"
 }
 
@@ -272,13 +300,14 @@ for i in "${sel[@]}"; do
 		continue
 	fi
 	tno=$((tno + 1))
-	limit=$(header "$f" timeout)
-	limit=${limit:-$TEST_TIMEOUT}
-	T=$(mktemp -d "$RUN_TMP/$name.XXXXXX")
+	limit=${timeout_of[$f]:-$TEST_TIMEOUT}
+	# The test's own dir: run-one.sh makes it ($TEST_TMP in it).
+	T=$RUN_TMP/$name
 	log=$RUN_TMP/$name.log
 	echo "# $pos/$total $name (limit $limit s)"
 	t0=$EPOCHREALTIME
-	TEST_TMP=$T/tmp TEST_PORT=$(port_of "$i") TEST_NAME=$name \
+	# Its ports: by name order, stable for a test.
+	TEST_TMP=$T/tmp TEST_PORT=$((10000 + 20 * i)) TEST_NAME=$name \
 		setsid "$VM/lib/run-one.sh" "$f" "$name" "$T/sid" </dev/null >"$log" 2>&1 &
 	pid=$!
 	sleep "$limit" &
@@ -290,7 +319,9 @@ for i in "${sel[@]}"; do
 	if [ "$done_pid" != "$pid" ]; then
 		timed_out=1
 		echo "timed out after $limit s: killed" >>"$log"
-		kill_session "$(cat "$T/sid" 2>/dev/null)" >>"$log" 2>&1
+		sid=
+		read -r sid 2>/dev/null <"$T/sid"
+		kill_session "$sid" >>"$log" 2>&1
 		kill -KILL "$pid" 2>/dev/null
 		{ wait "$pid"; } 2>/dev/null
 		rc=124
@@ -299,20 +330,22 @@ for i in "${sel[@]}"; do
 		wait "$dog" 2>/dev/null
 	fi
 	# What the test left running: its session's processes.
-	kill_session "$(cat "$T/sid" 2>/dev/null)" >>"$log" 2>&1
+	sid=
+	read -r sid 2>/dev/null <"$T/sid"
+	kill_session "$sid" >>"$log" 2>&1
 	t1=$EPOCHREALTIME
 	secs=$(((${t1/./} - ${t0/./}) / 100000))
 	secs=$((secs / 10)).$((secs % 10))
-	cleanup >"$T/cleanup.log" 2>&1
-	if [ -s "$T/cleanup.log" ]; then
+	cleanup >"$RUN_TMP/cleanup.log" 2>&1
+	if [ -s "$RUN_TMP/cleanup.log" ]; then
 		# Only what the test left behind is said here.
 		echo "# cleanup after $name:"
-		sed 's/^/#   /' "$T/cleanup.log"
-		cat "$T/cleanup.log" >>"$log"
+		sed 's/^/#   /' "$RUN_TMP/cleanup.log"
+		cat "$RUN_TMP/cleanup.log" >>"$log"
 	fi
 	times+=("$secs $name")
-	nest "$log" "$name" | tee -a "$ktap"
-	count=$(header "$f" count)
+	nest "$log" "$name"
+	count=${count_of[$f]:-}
 	if [ "$rc" = 0 ]; then
 		pass=$((pass + 1))
 		k "ok $tno $name # time=${secs}s"

@@ -2,12 +2,13 @@
 # run-one.sh FILE NAME SIDFILE: run test_NAME of test file FILE, as
 # tests/vm/run.sh starts it: in a session of its own (setsid), whose id it
 # writes to SIDFILE so that the runner can kill all that is left of it.
-# TEST_TMP, TEST_PORT: see lib/common.sh.
+# TEST_TMP, TEST_PORT: see lib/common.sh. It makes TEST_TMP, parents and
+# all, first (the runner's SIDFILE is beside it).
 set -u
+mkdir -p "$TEST_TMP"
 read -r -a stat </proc/self/stat
 echo "${stat[5]}" >"$3"
-mkdir -p "$TEST_TMP"
-lib=$(dirname "$0")
+lib=${0%/*}
 . "$lib/common.sh"
 . "$lib/roce.sh"
 . "$lib/iwarp.sh"
