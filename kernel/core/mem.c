@@ -91,7 +91,8 @@ bool softrdma_kva_ok(u64 addr, u64 len)
 
 /*
  * The page holding byte @iova of @mr, the offset of that byte in it and
- * how many bytes from there on are contiguous in it (@room).
+ * how many bytes from there on are contiguous in it (@room). An ODP MR's
+ * page is present where an access may reach it (softrdma_mr_get()).
  */
 static struct page *softrdma_mr_page(struct softrdma_mr *mr, u64 iova,
 				     size_t *off, size_t *room)
@@ -99,22 +100,18 @@ static struct page *softrdma_mr_page(struct softrdma_mr *mr, u64 iova,
 	struct page *page;
 	u64 pos;
 
-	switch (mr->type) {
-	case SOFTRDMA_MR_DMA:
-		page = softrdma_kva_page(iova, off);
-		break;
-	case SOFTRDMA_MR_FRMR:
+	if (mr->type == SOFTRDMA_MR_FRMR)
 		return softrdma_frmr_page(mr, iova, off, room);
-	case SOFTRDMA_MR_ODP:
+	if (mr->type == SOFTRDMA_MR_DMA) {
+		page = softrdma_kva_page(iova, off);
+	} else {
+		/* A user MR's pinned pages, or an ODP MR's page table. */
 		pos = iova - mr->iova + mr->page_offset;
 		*off = offset_in_page(pos);
-		page = softrdma_odp_page(mr, pos >> PAGE_SHIFT);
-		break;
-	default:
-		pos = iova - mr->iova + mr->page_offset;
-		*off = offset_in_page(pos);
-		page = mr->pages[pos >> PAGE_SHIFT];
-		break;
+		if (likely(mr->pages))
+			page = mr->pages[pos >> PAGE_SHIFT];
+		else
+			page = softrdma_odp_implicit_page(mr, pos >> PAGE_SHIFT);
 	}
 	*room = PAGE_SIZE - *off;
 	return page;
@@ -344,11 +341,12 @@ struct softrdma_mr *softrdma_resp_mr_get(struct softrdma_qp *qp, u32 key,
 		mr = softrdma_mr_lookup(qp->sdev, qp->pd, key, iova, len,
 					access, err);
 		if (!mr && remote && *err == -ENOENT)
-			return softrdma_mw_get_mr(qp, key, iova, len, access,
-						  err);
+			mr = softrdma_mw_get_mr(qp, key, iova, len, access,
+						err);
+		else if (mr)
+			softrdma_resp_mr_keep(qp, mr, key);
 		if (!mr)
 			return NULL;
-		softrdma_resp_mr_keep(qp, mr, key);
 	} else {
 		return NULL;
 	}
@@ -417,8 +415,11 @@ struct softrdma_mr *softrdma_rkey_get(struct softrdma_qp *qp, u32 key,
 						 iova, len, access, err);
 
 	/* No MR of the PD by that key: a window's, perhaps. */
-	if (!mr && *err == -ENOENT)
+	if (!mr && *err == -ENOENT) {
 		mr = softrdma_mw_get_mr(qp, key, iova, len, access, err);
+		if (mr)
+			mr = softrdma_mr_hold(NULL, mr, iova, len, access, err);
+	}
 	return mr;
 }
 

@@ -48,6 +48,7 @@
  *
  * ibv_advise_mr's prefetch faults in the process's context, at once.
  */
+#include <linux/bitmap.h>
 #include <linux/hmm.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -91,11 +92,13 @@ struct softrdma_odp_range {
 	u64 start, end;			/* the umem's, in whole pages */
 	/*
 	 * The pages accesses may use, per PAGE_SIZE page from
-	 * ib_umem_start(): struct page pointers with SOFTRDMA_ODP_PRESENT
-	 * (and SOFTRDMA_ODP_WRITABLE) while mapped, else 0. Set under
-	 * umem_mutex, cleared under it with no users.
+	 * ib_umem_start(), NULL where not mapped (a not implicit MR's is
+	 * its mr->pages, read as a pinned MR's is), and which of them are
+	 * mapped writable. Set under umem_mutex (the bit before the page),
+	 * cleared under it with no users.
 	 */
-	unsigned long *pages;
+	struct page **pages;
+	unsigned long *writable;
 };
 
 /* The ODP state of an MR. */
@@ -159,12 +162,19 @@ static size_t softrdma_odp_idx(struct softrdma_odp_range *r, u64 va)
 static size_t softrdma_odp_lacking(const struct softrdma_odp_range *r,
 				   size_t i, size_t last, bool write)
 {
-	unsigned long need = SOFTRDMA_ODP_PRESENT |
-			     (write ? SOFTRDMA_ODP_WRITABLE : 0);
-
-	for (; i <= last; i++)
-		if ((READ_ONCE(r->pages[i]) & need) != need)
+	if (!write) {
+		while (i <= last && READ_ONCE(r->pages[i]))
+			i++;
+		return i;
+	}
+	for (; i <= last; i++) {
+		if (!READ_ONCE(r->pages[i]))
 			break;
+		/* Pairs with softrdma_odp_map_range()'s barrier. */
+		smp_rmb();
+		if (!test_bit(i, r->writable))
+			break;
+	}
 	return i;
 }
 
@@ -189,22 +199,12 @@ static bool softrdma_odp_present(struct softrdma_odp *odp, u64 start,
 	return true;
 }
 
-/* The page table's entry of what @umem has mapped of its page @idx. */
-static unsigned long softrdma_odp_entry(struct ib_umem_odp *umem, size_t idx)
-{
-	unsigned long pfn = compat_odp_pfn(umem, idx);
-
-	if (!(pfn & HMM_PFN_VALID))
-		return 0;
-	return (unsigned long)hmm_pfn_to_page(pfn) | SOFTRDMA_ODP_PRESENT |
-	       (pfn & HMM_PFN_WRITE ? SOFTRDMA_ODP_WRITABLE : 0);
-}
-
 /* Fault [@start, @end) of @r in (or map what is there): map_lock held. */
 static int softrdma_odp_map_range(struct softrdma_odp_range *r, u64 start,
 				  u64 end, bool fault)
 {
 	struct ib_umem_odp *umem = r->umem;
+	unsigned long pfn;
 	size_t i, last;
 	int ret;
 
@@ -215,23 +215,42 @@ static int softrdma_odp_map_range(struct softrdma_odp_range *r, u64 start,
 		return ret;
 	/* No invalidation has run since the walk: its pages stand. */
 	last = softrdma_odp_idx(r, end - 1);
-	for (i = softrdma_odp_idx(r, start); i <= last; i++)
-		WRITE_ONCE(r->pages[i], softrdma_odp_entry(umem, i));
+	for (i = softrdma_odp_idx(r, start); i <= last; i++) {
+		pfn = compat_odp_pfn(umem, i);
+		if (!(pfn & HMM_PFN_VALID))
+			continue;
+		__assign_bit(i, r->writable, pfn & HMM_PFN_WRITE);
+		/* A page found present is found with its right to write. */
+		smp_wmb();
+		WRITE_ONCE(r->pages[i], hmm_pfn_to_page(pfn));
+	}
 	mutex_unlock(&umem->umem_mutex);
 	return 0;
 }
 
 static const struct mmu_interval_notifier_ops softrdma_odp_ops;
 
+static void softrdma_odp_range_tables_free(struct softrdma_odp_range *r)
+{
+	bitmap_free(r->writable);
+	kvfree(r->pages);
+}
+
 /* Set up @r over @umem; an invalidation may find it from here on. */
 static int softrdma_odp_range_init(struct softrdma_odp *odp,
 				   struct softrdma_odp_range *r,
 				   struct ib_umem_odp *umem)
 {
-	r->pages = kvcalloc(ib_umem_odp_num_pages(umem), sizeof(*r->pages),
-			    GFP_KERNEL | __GFP_NOWARN);
+	size_t n = ib_umem_odp_num_pages(umem);
+
+	r->pages = kvcalloc(n, sizeof(*r->pages), GFP_KERNEL | __GFP_NOWARN);
 	if (!r->pages)
 		return -ENOMEM;
+	r->writable = bitmap_zalloc(n, GFP_KERNEL | __GFP_NOWARN);
+	if (!r->writable) {
+		kvfree(r->pages);
+		return -ENOMEM;
+	}
 	r->umem = umem;
 	r->odp = odp;
 	r->start = ib_umem_start(umem);
@@ -279,7 +298,7 @@ softrdma_odp_child(struct softrdma_odp *odp, u64 va)
 	return r;
 
 err_pages:
-	kvfree(r->pages);
+	softrdma_odp_range_tables_free(r);
 err_umem:
 	ib_umem_odp_release(umem);
 err_free:
@@ -327,17 +346,13 @@ static void softrdma_odp_unmap(struct softrdma_odp_range *r, u64 start,
 			       u64 end)
 {
 	size_t i, last = softrdma_odp_idx(r, end - 1);
-	unsigned long ent;
 
 	for (i = softrdma_odp_idx(r, start); i <= last; i++) {
-		ent = r->pages[i];
-		if (ent & SOFTRDMA_ODP_WRITABLE) {
-			struct page *page;
-
-			page = (struct page *)(ent & ~SOFTRDMA_ODP_FLAGS);
-			folio_mark_dirty(page_folio(page));
-		}
-		WRITE_ONCE(r->pages[i], 0);
+		if (!r->pages[i])
+			continue;
+		if (__test_and_clear_bit(i, r->writable))
+			folio_mark_dirty(page_folio(r->pages[i]));
+		WRITE_ONCE(r->pages[i], NULL);
 	}
 	ib_umem_odp_unmap_dma_pages(r->umem, start, end);
 }
@@ -351,7 +366,7 @@ static void softrdma_odp_range_free(struct softrdma_odp_range *r)
 	softrdma_odp_unmap(r, ib_umem_start(umem), ib_umem_end(umem));
 	mutex_unlock(&umem->umem_mutex);
 	ib_umem_odp_release(umem);
-	kvfree(r->pages);
+	softrdma_odp_range_tables_free(r);
 }
 
 static void softrdma_odp_fault_work(struct work_struct *work)
@@ -571,21 +586,19 @@ void softrdma_odp_release(struct softrdma_mr *mr)
 }
 
 /*
- * softrdma_odp_page() of an implicit MR: the page table of the child that
- * holds page @*idx (from address 0), @*idx made its index there.
+ * The page of index @idx (from address 0) of an implicit MR, in a range a
+ * hold holds: present, since an invalidation waits for the access to end.
  */
-const unsigned long *softrdma_odp_child_pages(struct softrdma_mr *mr,
-					      size_t *idx)
+struct page *softrdma_odp_implicit_page(struct softrdma_mr *mr, size_t idx)
 {
 	struct softrdma_odp_range *r;
 
 	/* A hold found the child: children live as long as the MR. */
 	r = xa_load(&mr->odp->children,
-		    *idx >> (SOFTRDMA_ODP_CHILD_SHIFT - PAGE_SHIFT));
+		    idx >> (SOFTRDMA_ODP_CHILD_SHIFT - PAGE_SHIFT));
 	if (WARN_ON_ONCE(!r))
 		return NULL;
-	*idx &= SOFTRDMA_ODP_CHILD_PAGES - 1;
-	return r->pages;
+	return READ_ONCE(r->pages[idx & (SOFTRDMA_ODP_CHILD_PAGES - 1)]);
 }
 
 /*
@@ -664,14 +677,16 @@ static void softrdma_odp_free(struct softrdma_odp *odp)
 }
 
 /*
- * Rights an ODP MR may have: no window binds (mw.c holds pages its way).
+ * Rights an ODP MR may have. A window bound to it holds a reference, no
+ * page: the accesses through it hold theirs (softrdma_rkey_get()).
  * IB_ACCESS_HUGETLB (the range is in huge pages) is taken and not passed
  * on: the umem keeps PAGE_SIZE pages, each a piece of its huge page.
  */
 #define SOFTRDMA_ODP_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			     IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 			     IB_ACCESS_RELAXED_ORDERING | IB_ACCESS_ON_DEMAND | \
-			     IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_HUGETLB)
+			     IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_MW_BIND | \
+			     IB_ACCESS_HUGETLB)
 
 /**
  * softrdma_odp_reg - register an ODP MR (reg_user_mr with ON_DEMAND)
@@ -749,7 +764,7 @@ struct ib_mr *softrdma_odp_reg(struct ib_pd *ibpd, u64 start, u64 length,
 	}
 	mr->umem = &umem->umem;
 	if (!implicit)
-		mr->odp_pages = odp->whole.pages;
+		mr->pages = odp->whole.pages;
 	mr->page_offset = ib_umem_offset(mr->umem);
 	ret = softrdma_mr_keys(sdev, mr);
 	if (ret) {
@@ -773,7 +788,7 @@ void softrdma_odp_dereg(struct softrdma_mr *mr)
 	cancel_work_sync(&mr->odp->fault_work);
 	softrdma_odp_free(mr->odp);
 	mr->odp = NULL;
-	mr->odp_pages = NULL;
+	mr->pages = NULL;
 	mr->umem = NULL;
 }
 
@@ -881,8 +896,7 @@ void softrdma_odp_release(struct softrdma_mr *mr)
 {
 }
 
-const unsigned long *softrdma_odp_child_pages(struct softrdma_mr *mr,
-					      size_t *idx)
+struct page *softrdma_odp_implicit_page(struct softrdma_mr *mr, size_t idx)
 {
 	return NULL;
 }

@@ -317,9 +317,11 @@ struct softrdma_mr {
 	struct softrdma_frmr fr;
 	struct ib_umem *umem;
 	struct softrdma_odp *odp;	/* SOFTRDMA_MR_ODP: odp.c */
-	/* ODP, not implicit: its page table (softrdma_odp_page()). */
-	unsigned long *odp_pages;
-	struct page **pages;		/* the pinned pages of umem */
+	/*
+	 * The pinned pages of umem; of an ODP MR that is not implicit, its
+	 * page table (odp.c): NULL where not mapped.
+	 */
+	struct page **pages;
 	size_t npages;
 	unsigned int page_offset;	/* of iova in pages[0] */
 	refcount_t refs;		/* accesses in flight + 1 */
@@ -707,37 +709,12 @@ void softrdma_odp_release(struct softrdma_mr *mr);
 void softrdma_odp_flush(void);
 int softrdma_odp_init(void);
 void softrdma_odp_exit(void);
-const unsigned long *softrdma_odp_child_pages(struct softrdma_mr *mr,
-					      size_t *idx);
+struct page *softrdma_odp_implicit_page(struct softrdma_mr *mr, size_t idx);
 void softrdma_odp_caps(struct softrdma_dev *sdev, struct ib_device_attr *attr);
 int softrdma_advise_mr(struct ib_pd *ibpd,
 		       enum ib_uverbs_advise_mr_advice advice, u32 flags,
 		       struct ib_sge *sg_list, u32 num_sge,
 		       struct uverbs_attr_bundle *attrs);
-
-/*
- * An ODP MR's page table (mr->odp_pages, or an implicit MR's child's): per
- * page a struct page pointer with these bits in its low ones, 0 while the
- * page is not mapped.
- */
-#define SOFTRDMA_ODP_PRESENT	1UL
-#define SOFTRDMA_ODP_WRITABLE	2UL
-#define SOFTRDMA_ODP_FLAGS	(SOFTRDMA_ODP_PRESENT | SOFTRDMA_ODP_WRITABLE)
-
-/*
- * The page of index @idx (from the MR's first page; an implicit MR's from
- * address 0) of a range of an ODP MR softrdma_odp_hold() holds: present,
- * since an invalidation waits for the access to end.
- */
-static inline struct page *softrdma_odp_page(struct softrdma_mr *mr,
-					     size_t idx)
-{
-	const unsigned long *pages = mr->odp_pages;
-
-	if (unlikely(!pages))
-		pages = softrdma_odp_child_pages(mr, &idx);
-	return (struct page *)(READ_ONCE(pages[idx]) & ~SOFTRDMA_ODP_FLAGS);
-}
 
 /* Does an access with the IB_ACCESS_* flags @access write the MR? */
 static inline bool softrdma_access_writes(int access)
