@@ -65,7 +65,7 @@ static void softrdma_mw_unbind(struct softrdma_mw *mw)
 {
 	if (mw->mr) {
 		atomic_dec(&mw->mr->num_mws);
-		softrdma_mr_put(mw->mr);
+		softrdma_mr_unref(mw->mr);
 		mw->mr = NULL;
 	}
 	mw->qp = NULL;
@@ -167,9 +167,10 @@ u32 softrdma_mw_bind(struct softrdma_qp *qp,
 	int err;
 
 	if (b->length) {
-		mr = softrdma_mr_get(qp->sdev, qp->pd, b->mr_lkey,
-				     b->addr, b->length, IB_ACCESS_MW_BIND,
-				     &err);
+		/* A reference, no hold of an ODP MR's pages: accesses hold. */
+		mr = softrdma_mr_lookup(qp->sdev, qp->pd, b->mr_lkey,
+					b->addr, b->length, IB_ACCESS_MW_BIND,
+					&err);
 		if (!mr)
 			return IB_WC_MW_BIND_ERR;
 	}
@@ -197,7 +198,7 @@ u32 softrdma_mw_bind(struct softrdma_qp *qp,
 
 err_mr:
 	if (mr)
-		softrdma_mr_put(mr);
+		softrdma_mr_unref(mr);
 	return IB_WC_MW_BIND_ERR;
 }
 
@@ -239,8 +240,9 @@ int softrdma_mw_invalidate(struct softrdma_qp *qp, u32 rkey, bool remote)
  * @access: IB_ACCESS_REMOTE_* flags the access needs
  * @err: as softrdma_mr_get() sets it
  *
- * Return: the window's MR with a reference held (softrdma_mr_put()), the
- * access inside the window and allowed by it; or NULL.
+ * Return: the window's MR with a reference held (softrdma_mr_unref()), the
+ * access inside the window and allowed by it; or NULL. An ODP MR's pages
+ * are not held: the caller holds them (softrdma_rkey_get()).
  */
 struct softrdma_mr *softrdma_mw_get_mr(struct softrdma_qp *qp, u32 key,
 				       u64 iova, u64 len, int access,

@@ -102,7 +102,7 @@ struct OdpBuf {
 	std::uint8_t *base = nullptr;	// what to unmap, if not p
 	std::size_t base_len = 0;
 
-	bool make(ibv_pd *pd, std::size_t bytes)
+	bool make(ibv_pd *pd, std::size_t bytes, int access = kOdp)
 	{
 		len = bytes;
 		void *m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
@@ -110,7 +110,7 @@ struct OdpBuf {
 		if (m == MAP_FAILED)
 			return false;
 		p = static_cast<std::uint8_t *>(m);
-		mr = ibv_reg_mr(pd, p, bytes, kOdp);
+		mr = ibv_reg_mr(pd, p, bytes, access);
 		return mr != nullptr;
 	}
 
@@ -368,6 +368,63 @@ void round(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa, OdpBuf &ob,
 	      how + ": compare-and-swap completes");
 	std::memcpy(&got, ob.p + at, sizeof(got));
 	check(got == 42, how + ": compare-and-swap swaps");
+}
+
+// A memory window bound to an ODP MR: the bind holds no page (an
+// invalidation while it is bound goes through), the accesses through it
+// fault pages in; also where the MR's own key made it the responder's
+// kept MR first.
+void windowed(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa)
+{
+	OdpBuf ow;
+	ibv_wc wc{};
+
+	check(ow.make(b.pd, kMap, kOdp | IBV_ACCESS_MW_BIND), "an ODP MR windows bind to");
+	ibv_mw *mw = ow.mr ? ibv_alloc_mw(b.pd, IBV_MW_TYPE_1) : nullptr;
+	check(mw != nullptr, "a type 1 window");
+	if (!mw)
+		return;
+	ibv_mw_bind mb{};
+	mb.wr_id = 9;
+	mb.send_flags = IBV_SEND_SIGNALED;
+	mb.bind_info = {ow.mr, ow.addr(0), kMap,
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ};
+	check(ibv_bind_mw(b.qp, mw, &mb) == 0 && wait_wc(b.cq, wc) &&
+		      wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW,
+	      std::string("bind it to the ODP MR, no page present (") +
+		      ibv_wc_status_str(wc.status) + ")");
+	for (unsigned i = 0; i < 2; ++i) {
+		const std::string how = i ? "window after the MR's own key" : "window";
+		ibv_sge ssge{oa.addr(kOff), static_cast<std::uint32_t>(kLen), oa.mr->lkey};
+		ibv_send_wr wr{};
+
+		if (i) {
+			fill(oa.p + kOff, kLen, 50);
+			wr = rdma_wr(IBV_WR_RDMA_WRITE, ssge, ow.addr(kOff), ow.mr->rkey);
+			check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS &&
+				      same(ow.p + kOff, kLen, 50),
+			      how + ": WRITE by the MR's rkey, bytes exact");
+		}
+		ow.drop();
+		fill(oa.p + kOff, kLen, 60 + i);
+		wr = rdma_wr(IBV_WR_RDMA_WRITE, ssge, ow.addr(kOff), mw->rkey);
+		check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS,
+		      how + ": WRITE through it into unmapped pages (" +
+			      ibv_wc_status_str(wc.status) + ")");
+		check(same(ow.p + kOff, kLen, 60 + i), how + ": WRITE bytes exact");
+		// Its pages go while it is bound: nothing waits for the bind.
+		ow.invalidate();
+		fill(ow.p + kOff, kLen, 70 + i);
+		wr = rdma_wr(IBV_WR_RDMA_READ, ssge, ow.addr(kOff), mw->rkey);
+		check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS,
+		      how + ": READ through it after an invalidation (" +
+			      ibv_wc_status_str(wc.status) + ")");
+		check(same(oa.p + kOff, kLen, 70 + i), how + ": READ bytes exact");
+	}
+	check(ibv_dealloc_mw(mw) == 0, "deallocate the window");
+	ow.drop();
+	check(ibv_dereg_mr(ow.mr) == 0, "deregister the MR after its window");
+	ow.mr = nullptr;
 }
 
 // After fork(), the parent writes its page (copy on write): a WRITE lands
@@ -870,6 +927,7 @@ int main(int argc, const char **argv)
 	round(a, b, oa, ob, "dropped", 11);
 	round(a, b, oa, ob, "invalidated", 21);
 	forked(a, oa, ob);
+	windowed(a, b, oa);
 	advise(a, b, oa, ob);
 	unmapped(argv);
 	unmap_in_flight(argv);
