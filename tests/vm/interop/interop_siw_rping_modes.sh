@@ -6,30 +6,6 @@
 # the wire must show what was asked for and agreed.
 #
 # layers: stock
-
-# modes_cap PORT REQ_REV REQ_FLAGS REP_REV REP_FLAGS CMD...: mpa_cap
-# (lib/iwarp.sh), CMD started once tcpdump says it listens rather than
-# after a fixed 2 s (eight captures: 16 s of the test).
-modes_cap() {
-	local port=$1 cap rc=0
-	shift
-	ip netns exec b tcpdump -i veth1 -U -s 0 -w "$TEST_TMP"/mpa.pcap tcp port "$port" \
-		2>"$TEST_TMP"/mpa-cap.err &
-	cap=$!
-	wait_for 10 grep -q 'listening on' "$TEST_TMP"/mpa-cap.err
-	"${@:5}" || rc=1
-	sleep 1
-	kill $cap
-	wait $cap
-	[ $rc = 0 ] && mpa_check "$TEST_TMP"/mpa.pcap "$1" "$2" "$3" "$4"
-}
-
-# modes_rping SRV_NS CLI_NS SRV_IP REQ_REV REQ_FLAGS REP_REV REP_FLAGS:
-# mpa_rping with modes_cap.
-modes_rping() {
-	modes_cap "$P_RPING" "$4" "$5" "$6" "$7" rping_run "$1" "$2" "$3" 10 4000
-}
-
 test_interop_siw_rping_modes() {
 	siw_pair
 	trap siw_cleanup EXIT
@@ -46,11 +22,11 @@ test_interop_siw_rping_modes() {
 				if [ $rev = 1 ]; then
 					# siw's QP answering revision 1 has no ORD:
 					# rping's server would read. Sends only.
-					modes_cap "$P_UCMA" 1 $flags 1 $flags ucma_run - b 10.0.0.1 \
+					mpa_cap "$P_UCMA" 1 $flags 1 $flags ucma_run - b 10.0.0.1 \
 						-c 2 -C 10 -S 4000 || rc=1
 					continue
 				fi
-				modes_rping - b 10.0.0.1 $rev $flags $rev $flags || rc=1
+				mpa_rping - b 10.0.0.1 $rev $flags $rev $flags || rc=1
 			done
 		done
 	done
@@ -59,7 +35,7 @@ test_interop_siw_rping_modes() {
 	for crc in 0 1; do
 		echo "== softiwarp responder: crc $crc"
 		iw_param mpa_crc $crc
-		modes_rping b - 10.0.0.2 2 0x10 2 $((crc * 0x40 + 0x10)) || rc=1
+		mpa_rping b - 10.0.0.2 2 0x10 2 $((crc * 0x40 + 0x10)) || rc=1
 	done
 	return $rc
 }

@@ -357,14 +357,15 @@ PY
 }
 
 # mpa_cap PORT REQ_REV REQ_FLAGS REP_REV REP_FLAGS CMD...: run CMD while
-# capturing TCP port PORT on veth1, then mpa_check.
+# capturing TCP port PORT on veth1 (CMD started once tcpdump says it
+# listens), then mpa_check.
 mpa_cap() {
 	local port=$1 cap rc=0
 	shift
 	ip netns exec b tcpdump -i veth1 -U -s 0 -w "$TEST_TMP"/mpa.pcap tcp port "$port" \
-		2>/dev/null &
+		2>"$TEST_TMP"/mpa-cap.err &
 	cap=$!
-	sleep 2
+	wait_for 10 grep -q 'listening on' "$TEST_TMP"/mpa-cap.err
 	"${@:5}" || rc=1
 	sleep 1
 	kill $cap
