@@ -2,20 +2,13 @@
 # Guest integration tests: the runner. Each test is one file,
 # tests/vm/AREA/NAME.sh, defining test_NAME; the runner finds them there.
 #   run.sh --list [--layer L] [NAME|GLOB...]  name, area, layers, limit
-#   run.sh [--layer L | --debug] [--out FILE] [--ktap FILE] [--claim DIR]
-#          [NAME|GLOB...]
+#   run.sh [--layer L | --debug] [--out FILE] [--ktap FILE] [NAME|GLOB...]
 # Runs the tests of layer L (stock, the default, or debug; --debug is
 # --layer debug), or those NAMEs/GLOBs select (matched against NAME and
 # AREA/NAME; with --layer, only among that layer's tests). Prints KTAP
 # ("ok N NAME # time=Ss" per test, the "ok"/"not ok" lines a test's
 # programs print nested as its subtests), writes "PASS name"/"FAIL name"
 # per test to FILE, and exits 0 only if all passed.
-# --claim DIR: runs share the tests with other runs given the same DIR
-# (a share of the host's, seen by several guests): before a test, a run
-# claims it with mkdir DIR/NAME, atomic on the host, and skips it if
-# another run did first. So each test runs once, in the first run free
-# to take it; the KTAP of a run has the tests it ran, its plan line last
-# written (after the version line) when the run ends.
 #
 # A test file's header (its first comment block) may say:
 #   # layers: stock debug    which layers run it (none: only by name)
@@ -37,7 +30,6 @@ layer=
 list=0
 out=/dev/null
 ktap=/dev/null
-claim=
 pats=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -47,8 +39,7 @@ while [ $# -gt 0 ]; do
 	--layer=*) layer=${1#*=}; shift ;;
 	--out) out=$2; shift 2 ;;
 	--ktap) ktap=$2; shift 2 ;;
-	--claim) claim=$2; shift 2 ;;
-	-h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) pats+=("$1"); shift ;;
 	esac
@@ -281,30 +272,21 @@ nest() {
 
 total=${#sel[@]}
 run_t0=$SECONDS
-pass=0 fail=0 tno=0 pos=0
+pass=0 fail=0 tno=0
 times=()
 cleanup >/dev/null 2>&1
 k "KTAP version 1"
-if [ -z "$claim" ]; then
-	k "1..$total"
-	k "# kernel $(uname -r), layer ${layer:-any}, $total tests"
-else
-	k "# kernel $(uname -r), layer ${layer:-any}, $total tests, each run by the run that claims it first in $claim"
-fi
+k "1..$total"
+k "# kernel $(uname -r), layer ${layer:-any}, $total tests"
 for i in "${sel[@]}"; do
 	name=${names[$i]}
 	f=${files[$i]}
-	pos=$((pos + 1))
-	# Skipped if another run took it (the -e spares a process then).
-	if [ -n "$claim" ] && { [ -e "$claim/$name" ] || ! mkdir "$claim/$name" 2>/dev/null; }; then
-		continue
-	fi
 	tno=$((tno + 1))
 	limit=${timeout_of[$f]:-$TEST_TIMEOUT}
 	# The test's own dir: run-one.sh makes it ($TEST_TMP in it).
 	T=$RUN_TMP/$name
 	log=$RUN_TMP/$name.log
-	echo "# $pos/$total $name (limit $limit s)"
+	echo "# $tno/$total $name (limit $limit s)"
 	t0=$EPOCHREALTIME
 	# Its ports: by name order, stable for a test.
 	TEST_TMP=$T/tmp TEST_PORT=$((10000 + 20 * i)) TEST_NAME=$name \
@@ -375,9 +357,4 @@ if [ ${#times[@]} -gt 0 ]; then
 		awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')"
 fi
 k "# $pass passed, $fail failed in $((SECONDS - run_t0)) s"
-if [ -n "$claim" ] && [ -f "$ktap" ]; then
-	# The plan, now that this run's count is known, after the version line.
-	{ IFS= read -r l; printf '%s\n1..%d\n' "$l" "$tno"; cat; } <"$ktap" >"$ktap.plan" &&
-		mv "$ktap.plan" "$ktap"
-fi
 exit $((fail > 0))

@@ -18,12 +18,8 @@
 #      softiwarp, each count against tests/exact/ceilings
 # The stock layer's guest, the longest, runs beside layers 1, 2b, 4, 5, 6:
 # a TCG guest keeps about one of the host's two cores busy, and they take
-# turns on the other. When they are done, the debug layer's guest runs
-# beside it; when that one is done, a second stock guest, if stock tests
-# are left that the first has not begun: the two take the next test not
-# yet taken (tests/vm/run.sh --claim), each with its own results
-# (stock-2.txt, stock-2.ktap). Each guest beside the others writes its
-# console to build/test-results/LAYER.console, printed when it ends.
+# turns on the other. Its console goes to build/test-results/stock.console
+# and is printed when it ends. The debug layer runs last, alone.
 # NAME|GLOB...: only the guest tests they select (a name, a glob, or
 # AREA/NAME), in each layer that has them. tools/lab test --list lists the
 # guest tests: name, area, layers, time limit.
@@ -93,7 +89,8 @@ tally() {
 # With BESIDE=1 the guest runs in the background, its console to
 # LAYER.console: beside_wait counts it.
 BESIDE=0
-declare -A beside_pids=()
+beside_pid=
+beside_layer=
 guest_run() {
 	local layer=$1 kernel=$2 opts=() rc
 	shift 2
@@ -113,7 +110,8 @@ guest_run() {
 			echo $((SECONDS - t0)) >"$res/$layer.seconds"
 			exit $rc
 		) >"$res/$layer.console" 2>&1 &
-		beside_pids[$layer]=$!
+		beside_pid=$!
+		beside_layer=$layer
 		return 0
 	fi
 	local t0=$SECONDS
@@ -124,41 +122,31 @@ guest_run() {
 }
 
 # guest_count LAYER RC: the PASS/FAIL lines of LAYER's guest, which
-# exited with RC. (A second stock guest may find no test left to take:
-# its runner then ends with "# 0 passed, 0 failed".)
+# exited with RC.
 guest_count() {
 	tally "$res/$1.txt"
 	case $2 in
-	0 | 1) [ -s "$res/$1.txt" ] || grep -q '^# 0 passed, 0 failed in ' "$res/$1.ktap" 2>/dev/null ||
-		ko "$1.ran" ;;
+	0 | 1) [ -s "$res/$1.txt" ] || ko "$1.ran" ;;
 	*) ko "$1.kernel-clean (run exit $2)" ;;
 	esac
 }
 
-# beside_wait: waits for the first to end of the guests started with
-# BESIDE=1, prints its console and counts its results; its layer in
-# beside_done. Returns 1 if none is running.
-beside_done=
+# beside_wait: waits for the guest started with BESIDE=1, prints its
+# console and counts its results.
 beside_wait() {
-	local rc l pid='' pids=("${beside_pids[@]}")
-	beside_done=
-	[ ${#pids[@]} -gt 0 ] || return 1
-	say "waiting for the guests beside the others: ${!beside_pids[*]}"
-	wait -n -p pid "${pids[@]}"
+	local rc
+	[ -n "$beside_pid" ] || return 0
+	say "waiting for the $beside_layer layer's guest (started beside the others)"
+	wait "$beside_pid"
 	rc=$?
-	for l in "${!beside_pids[@]}"; do
-		[ "${beside_pids[$l]}" != "$pid" ] || beside_done=$l
-	done
-	unset "beside_pids[$beside_done]"
-	cat "$res/$beside_done.console"
-	say "the $beside_done layer took $(cat "$res/$beside_done.seconds" 2>/dev/null) s"
-	guest_count "$beside_done" $rc
+	cat "$res/$beside_layer.console"
+	say "the $beside_layer layer took $(cat "$res/$beside_layer.seconds" 2>/dev/null) s"
+	guest_count "$beside_layer" $rc
+	beside_pid=
 }
 
 # guest_layer LAYER KERNEL [RUN_OPTION...]: the layer's tests (those
-# selected) in a guest. With CLAIM=DIR, only those no other guest with
-# that DIR took first (tests/vm/run.sh --claim); with AS=NAME, the
-# results in NAME's files, not LAYER's.
+# selected) in a guest.
 guest_layer() {
 	local layer=$1 kernel=$2
 	shift 2
@@ -167,18 +155,7 @@ guest_layer() {
 		say "no selected test in the $layer layer"
 		return 0
 	fi
-	guest_run "${AS:-$layer}" "$kernel" "$@" -- --layer "$layer" ${CLAIM:+--claim "$CLAIM"} \
-		${pats[@]+"${pats[@]}"}
-}
-
-# unclaimed LAYER DIR: whether a test of LAYER (of those selected) is
-# not yet taken in DIR.
-unclaimed() {
-	local n
-	while read -r n _; do
-		[ -e "$2/$n" ] || return 0
-	done < <("$RUNNER" --list --layer "$1" ${pats[@]+"${pats[@]}"} 2>/dev/null)
-	return 1
+	guest_run "$layer" "$kernel" "$@" -- --layer "$layer" ${pats[@]+"${pats[@]}"}
 }
 
 # guest_named LAYER KERNEL NAME...: those tests (the ones selected, if
@@ -210,9 +187,7 @@ K73_TESTS=(bad_input devinfo_roce devinfo_iwarp provider_from_build_tree
 	interop_siw_ext nvmeof_roce odp_verbs rdma_core_odp odp_iwarp)
 
 say "layer 2: guest tests on the stock kernel, beside the other layers"
-claims=$res/claims
-mkdir -p "$claims"
-BESIDE=1 CLAIM=$claims guest_layer stock stock
+BESIDE=1 guest_layer stock stock
 
 if [ ${#pats[@]} -eq 0 ]; then
 	say "layer 1: host unit tests"
@@ -288,29 +263,14 @@ if [ $quick = 0 ] && [ ${#pats[@]} -eq 0 ]; then
 	say "layer 6 took $((SECONDS - t0)) s (log: $res/exact.log)"
 fi
 
-# Beside the stock layer's guest only, once the layers above are done:
-# with them too, three guests' vCPUs share two cores, and a KASAN and
-# lockdep kernel spins long on locks whose holder's vCPU is not running.
-if [ $quick = 0 ]; then
-	say "layer 3: KUnit and the debug subset on the debug kernel, beside the stock layer"
-	BESIDE=1 guest_layer debug debug
-fi
+beside_wait
 
-# Once the debug layer is done (or skipped): a second stock guest, if the
-# first has not begun every stock test yet; the two share what is left.
-second=0
-while :; do
-	if [ $second = 0 ] && [ -z "${beside_pids[debug]:-}" ] && [ -n "${beside_pids[stock]:-}" ]; then
-		second=1
-		if unclaimed stock "$claims"; then
-			say "layer 2: a second stock guest, sharing the stock tests not yet begun"
-			BESIDE=1 CLAIM=$claims AS=stock-2 guest_layer stock stock
-		else
-			say "every stock test begun: no second stock guest"
-		fi
-	fi
-	beside_wait || break
-done
+# Alone: a debug kernel (KASAN, lockdep) in a guest whose vCPUs share the
+# cores with another guest's spins on locks whose holder is not running.
+if [ $quick = 0 ]; then
+	say "layer 3: KUnit and the debug subset on the debug kernel"
+	guest_layer debug debug
+fi
 
 # What a failed guest test printed last (its KTAP's nested lines), here
 # at the end too, where a log cut to its tail still shows it (CI's does).
