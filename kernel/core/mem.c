@@ -144,13 +144,24 @@ void softrdma_mr_put(struct softrdma_mr *mr)
  * @iova with @access? 0, or -ENOENT (wrong PD, or the key is not the MR's
  * now), -EACCES or -ERANGE as softrdma_mr_lookup() says.
  */
-static int softrdma_mr_check(struct softrdma_mr *mr, struct ib_pd *pd,
-			     u32 key, u64 iova, u64 len, int access)
+static int softrdma_mr_rights(struct softrdma_mr *mr, struct ib_pd *pd,
+			      u32 key, int access)
 {
 	if (mr->ibmr.pd != pd || !softrdma_mr_key_ok(mr, key))
 		return -ENOENT;
 	if ((mr->access & access) != access)
 		return -EACCES;
+	return 0;
+}
+
+/* softrdma_mr_rights(), and the bounds of the access: -ERANGE. */
+static int softrdma_mr_check(struct softrdma_mr *mr, struct ib_pd *pd,
+			     u32 key, u64 iova, u64 len, int access)
+{
+	int err = softrdma_mr_rights(mr, pd, key, access);
+
+	if (err)
+		return err;
 	if (iova < mr->iova || len > mr->length ||
 	    iova - mr->iova > mr->length - len)
 		return -ERANGE;
@@ -269,6 +280,8 @@ void softrdma_resp_mr_drop(struct softrdma_qp *qp)
 static void softrdma_resp_mr_keep(struct softrdma_qp *qp,
 				  struct softrdma_mr *mr, u32 key)
 {
+	u64 end;
+
 	if (!softrdma_mr_key_ok(mr, key) || qp->resp.mr == mr)
 		return;
 	softrdma_resp_mr_drop(qp);
@@ -286,13 +299,13 @@ static void softrdma_resp_mr_keep(struct softrdma_qp *qp,
 	qp->resp.mr = mr;
 	/*
 	 * A user MR's range never changes (a new range is a new MR); an ODP
-	 * MR's is what softrdma_odp_hold_kept() finds present.
+	 * MR's is what softrdma_odp_hold_kept() finds present; other MRs have
+	 * none (softrdma_resp_mr_drop() left it empty).
 	 */
-	qp->resp.kept_lo = mr->iova;
-	if (mr->type != SOFTRDMA_MR_USER ||
-	    check_add_overflow(mr->iova, mr->length, &qp->resp.kept_hi)) {
-		qp->resp.kept_lo = 0;
-		qp->resp.kept_hi = 0;
+	if (mr->type == SOFTRDMA_MR_USER &&
+	    !check_add_overflow(mr->iova, mr->length, &end)) {
+		qp->resp.kept_lo = mr->iova;
+		qp->resp.kept_hi = end;
 	}
 }
 
@@ -324,9 +337,7 @@ struct softrdma_mr *softrdma_resp_mr_get(struct softrdma_qp *qp, u32 key,
 	struct softrdma_mr *mr = qp->resp.mr;
 
 	/* In the kept range: its pages present if it is an ODP MR. */
-	if (likely(mr && mr->ibmr.pd == qp->pd &&
-		   softrdma_mr_key_ok(mr, key) &&
-		   (mr->access & access) == access &&
+	if (likely(mr && !softrdma_mr_rights(mr, qp->pd, key, access) &&
 		   iova >= qp->resp.kept_lo && iova <= qp->resp.kept_hi &&
 		   len <= qp->resp.kept_hi - iova)) {
 		refcount_inc(&mr->refs);

@@ -530,16 +530,19 @@ int softrdma_odp_hold_kept(struct softrdma_qp *qp, struct softrdma_mr *mr,
 	r = softrdma_odp_range(odp, start);
 	if (end > r->end)
 		return 0;
-	/* A writable MR's range is one a write may use too. */
-	write = mr->umem->writable;
-	i = softrdma_odp_idx(r, start);
+	/*
+	 * A writable MR's range is one a write may use too: a read of pages
+	 * mapped read-only is held, and no range kept.
+	 */
 	last = softrdma_odp_idx(r, end - 1);
-	if (softrdma_odp_lacking(r, i, last, write) <= last)
+	if (!write && mr->umem->writable &&
+	    softrdma_odp_lacking(r, softrdma_odp_idx(r, start), last,
+				 true) <= last)
 		return 0;
-	last = min(softrdma_odp_idx(r, r->end - 1),
-		   last + SOFTRDMA_ODP_KEPT_AHEAD);
-	i = softrdma_odp_lacking(r, softrdma_odp_idx(r, end - 1) + 1, last,
-				 write);
+	i = softrdma_odp_lacking(r, last + 1,
+				 min(softrdma_odp_idx(r, r->end - 1),
+				     last + SOFTRDMA_ODP_KEPT_AHEAD),
+				 mr->umem->writable);
 	lo = max(round_down(start, PAGE_SIZE), addr);
 	hi = min3(r->start + ((u64)i << PAGE_SHIFT), r->end, addr + mr->length);
 	qp->resp.kept_lo = mr->iova + (lo - addr);
