@@ -393,33 +393,29 @@ void windowed(vmtest::RcSide &a, vmtest::RcSide &b, OdpBuf &oa)
 		      wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW,
 	      std::string("bind it to the ODP MR, no page present (") +
 		      ibv_wc_status_str(wc.status) + ")");
+	ibv_sge ssge{oa.addr(kOff), static_cast<std::uint32_t>(kLen), oa.mr->lkey};
+	// WRITE A's bytes into the MR, or READ the MR's into A, by @rkey.
+	auto xfer = [&](ibv_wr_opcode op, std::uint32_t rkey, unsigned seed,
+			const std::string &what) {
+		const bool write = op == IBV_WR_RDMA_WRITE;
+		fill((write ? oa.p : ow.p) + kOff, kLen, seed);
+		ibv_send_wr wr = rdma_wr(op, ssge, ow.addr(kOff), rkey);
+		check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS,
+		      what + " (" + ibv_wc_status_str(wc.status) + ")");
+		check(same((write ? ow.p : oa.p) + kOff, kLen, seed), what + ": bytes exact");
+	};
 	for (unsigned i = 0; i < 2; ++i) {
 		const std::string how = i ? "window after the MR's own key" : "window";
-		ibv_sge ssge{oa.addr(kOff), static_cast<std::uint32_t>(kLen), oa.mr->lkey};
-		ibv_send_wr wr{};
 
-		if (i) {
-			fill(oa.p + kOff, kLen, 50);
-			wr = rdma_wr(IBV_WR_RDMA_WRITE, ssge, ow.addr(kOff), ow.mr->rkey);
-			check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS &&
-				      same(ow.p + kOff, kLen, 50),
-			      how + ": WRITE by the MR's rkey, bytes exact");
-		}
+		if (i)
+			xfer(IBV_WR_RDMA_WRITE, ow.mr->rkey, 50, how + ": WRITE by the MR's rkey");
 		ow.drop();
-		fill(oa.p + kOff, kLen, 60 + i);
-		wr = rdma_wr(IBV_WR_RDMA_WRITE, ssge, ow.addr(kOff), mw->rkey);
-		check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS,
-		      how + ": WRITE through it into unmapped pages (" +
-			      ibv_wc_status_str(wc.status) + ")");
-		check(same(ow.p + kOff, kLen, 60 + i), how + ": WRITE bytes exact");
+		xfer(IBV_WR_RDMA_WRITE, mw->rkey, 60 + i,
+		     how + ": WRITE through it into unmapped pages");
 		// Its pages go while it is bound: nothing waits for the bind.
 		ow.invalidate();
-		fill(ow.p + kOff, kLen, 70 + i);
-		wr = rdma_wr(IBV_WR_RDMA_READ, ssge, ow.addr(kOff), mw->rkey);
-		check(post_one(a, wr, wc) == 0 && wc.status == IBV_WC_SUCCESS,
-		      how + ": READ through it after an invalidation (" +
-			      ibv_wc_status_str(wc.status) + ")");
-		check(same(oa.p + kOff, kLen, 70 + i), how + ": READ bytes exact");
+		xfer(IBV_WR_RDMA_READ, mw->rkey, 70 + i,
+		     how + ": READ through it after an invalidation");
 	}
 	check(ibv_dealloc_mw(mw) == 0, "deallocate the window");
 	ow.drop();
