@@ -181,13 +181,20 @@ verbs_changed() {
 # when the fixture's state says something changed.
 cleanup_mods=(softrdma_ktest softrdma_kunit softrdma siw rdma_rxe)
 cleanup() {
-	local ns d m n loaded=0 now
+	local ns d m n now mods=() left=()
+	# Modules, all in one modprobe: a driver's unload deletes its rdma
+	# devices, in every namespace.
 	for m in "${cleanup_mods[@]}"; do
-		[ ! -e "/sys/module/$m" ] || loaded=1
+		[ ! -e "/sys/module/$m" ] || mods+=("$m")
 	done
-	# rdma devices, in every namespace (rdma_rxe, siw and softrdma ones;
-	# "link DEV/PORT ..." a port; rdma needs no /sys of the namespace's).
-	if [ $loaded = 1 ]; then
+	[ ${#mods[@]} -eq 0 ] || modprobe -r "${mods[@]}" 2>/dev/null
+	for m in ${mods[@]+"${mods[@]}"}; do
+		[ ! -e "/sys/module/$m" ] || left+=("$m")
+	done
+	# One held (softrdma's TCP sockets may hold it a moment after a kill):
+	# its devices deleted first, in every namespace ("link DEV/PORT ..." a
+	# port; rdma needs no /sys of the namespace's), then one by one.
+	if [ ${#left[@]} -gt 0 ]; then
 		for ns in - /var/run/netns/*; do
 			local pre=() devs=()
 			[ "$ns" = - ] || { [ -e "$ns" ] && pre=(nsenter "--net=$ns"); } || continue
@@ -199,6 +206,14 @@ cleanup() {
 			done
 		done
 	fi
+	for m in ${left[@]+"${left[@]}"}; do
+		n=100
+		while [ -e "/sys/module/$m" ] && ! modprobe -r "$m" 2>/dev/null && ! rmmod "$m" 2>/dev/null; do
+			n=$((n - 1))
+			[ $n -gt 0 ] || { echo "module $m cannot be unloaded: $(cat "/sys/module/$m"/refcnt)"; break; }
+			sleep 0.1
+		done
+	done
 	now=$(fixture_state)
 	if [ "$now" != "$fixture_want" ]; then
 		# Namespaces but b, netdevs but the fixture's, qdiscs and filters.
@@ -218,21 +233,6 @@ cleanup() {
 			done
 		done
 	fi
-	# Modules, all in one modprobe, then again one by one what is left
-	# (softrdma's TCP sockets may hold it a moment after a kill).
-	local mods=()
-	for m in "${cleanup_mods[@]}"; do
-		[ ! -e "/sys/module/$m" ] || mods+=("$m")
-	done
-	[ ${#mods[@]} -eq 0 ] || modprobe -r "${mods[@]}" 2>/dev/null
-	for m in ${mods[@]+"${mods[@]}"}; do
-		n=100
-		while [ -e "/sys/module/$m" ] && ! modprobe -r "$m" 2>/dev/null && ! rmmod "$m" 2>/dev/null; do
-			n=$((n - 1))
-			[ $n -gt 0 ] || { echo "module $m cannot be unloaded: $(cat "/sys/module/$m"/refcnt)"; break; }
-			sleep 0.1
-		done
-	done
 	if verbs_changed; then
 		rm -rf /etc/libibverbs.d
 		[ $verbs = 0 ] || cp -a "$RUN_TMP/libibverbs.d" /etc/libibverbs.d
@@ -277,7 +277,7 @@ times=()
 cleanup >/dev/null 2>&1
 k "KTAP version 1"
 k "1..$total"
-k "# kernel $(uname -r), layer ${layer:-any}, $total tests"
+k "# kernel $(uname -r), $(nproc) CPUs, layer ${layer:-any}, $total tests"
 for i in "${sel[@]}"; do
 	name=${names[$i]}
 	f=${files[$i]}
