@@ -257,19 +257,27 @@ iwarp_conformance() {
 # server in SRV_NS ("-": the initial one), its client in CLI_NS; both
 # must pass every check.
 iwext_run() {
-	local sns=$1 cns=$2 ip=$3 smode=$4 cmode=$5 spre=() cpre=() srv rc=0
+	local sns=$1 cns=$2 ip=$3 smode=$4 cmode=$5 spre=() cpre=() srv dog rc=0
 	[ "$sns" = - ] || spre=(ip netns exec "$sns")
 	[ "$cns" = - ] || cpre=(ip netns exec "$cns")
 	"${spre[@]}" timeout 120 "$IWEXT" server "$ip" "$P_AUX" "$smode" >"$TEST_TMP"/iwext-srv.log 2>&1 &
 	srv=$!
 	wait_listen "$sns" "$P_AUX"
+	# A completion the client waits for (60 s at most): the sockets, the
+	# QPs and where the programs wait, while it waits.
+	"$REPO/tests/vm/hangdump.sh" 40 verbs_iwarp_ext "$sns" "$cns" >"$TEST_TMP"/iwext-hang.log 2>&1 &
+	dog=$!
 	"${cpre[@]}" timeout 120 "$IWEXT" client "$ip" "$P_AUX" "$cmode" >"$TEST_TMP"/iwext-cli.log 2>&1 ||
 		rc=1
 	wait $srv || rc=1
+	pkill -P $dog sleep 2>/dev/null || true
+	kill $dog 2>/dev/null || true
+	wait $dog 2>/dev/null || true
 	if [ $rc != 0 ]; then
 		echo "verbs_iwarp_ext $smode/$cmode, server $ip:"
 		grep -v '^ok ' "$TEST_TMP"/iwext-cli.log | sed 's/^/client: /'
 		grep -v '^ok ' "$TEST_TMP"/iwext-srv.log | sed 's/^/server: /'
+		cat "$TEST_TMP"/iwext-hang.log
 	fi
 	return $rc
 }
