@@ -815,7 +815,15 @@ hand_over:
 	return;
 
 fail_wqe:
-	/* WQE @idx failed with @status: the QP goes to ERR. */
+	/*
+	 * WQE @idx failed with @status: the QP goes to ERR. Those before it
+	 * complete first, in order: sent and done, or flushed (Reads not
+	 * answered, Sends by reference TCP has not seen acked).
+	 */
+	for (; qp->req.comp_idx != idx; qp->req.comp_idx++)
+		softrdma_sq_complete(qp, qp->req.comp_idx,
+				     softrdma_iw_swqe(iw, qp->req.comp_idx)->done ?
+				     IB_WC_SUCCESS : IB_WC_WR_FLUSH_ERR);
 	softrdma_sq_complete(qp, idx, status);
 	qp->req.comp_idx = idx + 1;
 	softrdma_iw_qp_fail(qp);
@@ -846,7 +854,7 @@ void softrdma_iw_write_space(struct softrdma_qp *qp, struct sock *sk)
 
 	for (;;) {
 		u32 una = READ_ONCE(tcp_sk(sk)->snd_una), i;
-		bool wait;
+		bool wait, acked = false;
 
 		spin_lock_bh(&qp->lock);
 		for (i = qp->req.comp_idx;
@@ -860,8 +868,13 @@ void softrdma_iw_write_space(struct softrdma_qp *qp, struct sock *sk)
 			is->ack_wait = false;
 			is->done = true;
 			iw->zc_unacked--;
+			acked = true;
 		}
 		softrdma_iw_qp_advance(qp);
+		/* A local WQE waits for every one before it: it may go now. */
+		if (acked && qp->req.comp_idx == qp->req.send_idx &&
+		    softrdma_iw_req_pending(qp))
+			softrdma_iw_req_run(qp);
 		wait = iw->zc_unacked;
 		spin_unlock_bh(&qp->lock);
 		if (!wait || !sock)

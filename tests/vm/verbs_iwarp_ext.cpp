@@ -13,8 +13,16 @@
 //          each extension opcode, one connection: Send, RDMA Write and RDMA
 //          Read work (bytes compared), then the extension opcode posted by a
 //          softiwarp client completes with IBV_WC_LOC_QP_OP_ERR.
+//          A noext server speaks first: a 4-byte SEND once the connection
+//          is established, which a noext client waits for before it posts.
+//          siw's accept sends its MPA Reply before it gives the socket to
+//          its QP; what arrives in between waits unread until more comes,
+//          and a client's last RDMA Read Request would wait for ever. siw
+//          raises ESTABLISHED once its QP has the socket.
 //   plain  like noext, but the client does not try the extension opcodes
-//          (siw as the client: its provider refuses them itself).
+//          and nobody waits for a first SEND (siw as the client: its
+//          provider refuses the opcodes itself, and its connect hands the
+//          socket to its QP after the MPA Reply, as its accept does).
 //   ext-odp  ext's immediates and atomics (not the windows) on ODP MRs
 //          (IBV_ACCESS_ON_DEMAND) whose pages the device does not have
 //          mapped before each operation: the server's receive slots and
@@ -520,6 +528,13 @@ constexpr std::array<ibv_wr_opcode, kNoextRounds> kExtOps = {
 
 void client_plain(Conn &c, ibv_wr_opcode ext, bool try_ext)
 {
+	ibv_wc wc{};
+	if (try_ext && c.recv(wc, "the server's first SEND")) {
+		check(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV && wc.byte_len == 4,
+		      "RECV 4 B");
+		check(same(c.slot(wc), 4, 8), "its 4 bytes");
+		c.post_recv(wc.wr_id, static_cast<int>(wc.wr_id - 100));
+	}
 	fill(c.buf.data() + kSrc, kPlainLen, 5);
 	check(c.post_op(1, IBV_WR_RDMA_WRITE, kSrc, kPlainLen, c.peer.addr + kPlainWrite,
 			c.peer.rkey),
@@ -536,19 +551,62 @@ void client_plain(Conn &c, ibv_wr_opcode ext, bool try_ext)
 	check(same(c.buf.data() + kSrc, kPlainLen, 7), "the bytes read");
 	if (!try_ext)
 		return;
-	// Not agreed: the kernel completes the extension opcode in error.
+	// A local WQE right behind an RDMA Write sent by reference (4 KiB and
+	// more: it completes once TCP has seen it acked) goes once that Write
+	// completes: the ACK's completion lets it go. The Write's first 3000
+	// bytes are those the server checks: they do not change.
+	ibv_mw *mw = ibv_alloc_mw(c.pd, IBV_MW_TYPE_2);
+	check(mw != nullptr, "alloc a type 2 window");
+	if (mw) {
+		fill(c.buf.data() + kSrc, kPlainRead - kPlainWrite, 5);
+		check(c.post_op(5, IBV_WR_RDMA_WRITE, kSrc, kPlainRead - kPlainWrite,
+				c.peer.addr + kPlainWrite, c.peer.rkey),
+		      "post an 8 KiB RDMA_WRITE");
+		ibv_send_wr wr{};
+		wr.wr_id = 6;
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.bind_mw.mw = mw;
+		wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+		wr.bind_mw.bind_info = {c.mr, c.addr(kWin), 4096, IBV_ACCESS_REMOTE_WRITE};
+		check(c.post(wr), "post a bind right behind it");
+		c.expect(5, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, "the 8 KiB RDMA_WRITE");
+		c.expect(6, IBV_WC_SUCCESS, IBV_WC_BIND_MW, "the bind behind it");
+	}
+	// Not agreed: the kernel completes the extension opcode in error. A
+	// Read posted just before it completes first: answered, or flushed.
+	constexpr std::size_t sink = kSrc + 8192;
+	std::memset(c.buf.data() + sink, 0, kPlainLen);
+	check(c.post_op(7, IBV_WR_RDMA_READ, sink, kPlainLen, c.peer.addr + kPlainRead,
+			c.peer.rkey),
+	      "post an RDMA_READ");
 	bool posted = ext == IBV_WR_ATOMIC_FETCH_AND_ADD || ext == IBV_WR_ATOMIC_CMP_AND_SWP
 			      ? c.post_atomic(4, ext, 0, 1, 2)
 			      : c.post_op(4, ext, kSrc, 16, c.peer.addr + kPlainWrite, c.peer.rkey,
 					  0x1234);
-	check(posted, "post extension opcode " + std::to_string(ext));
+	check(posted, "post extension opcode " + std::to_string(ext) + " right behind it");
+	const bool got = c.wait(wc);
+	check(got && wc.wr_id == 7 &&
+		      (wc.status == IBV_WC_WR_FLUSH_ERR ||
+		       (wc.status == IBV_WC_SUCCESS && same(c.buf.data() + sink, kPlainLen, 7))),
+	      "the RDMA_READ before it completes first, flushed or with its bytes (got " +
+		      (got ? std::string(ibv_wc_status_str(wc.status)) + ", wr_id " +
+				     std::to_string(wc.wr_id)
+			   : std::string("none")) +
+		      ")");
 	c.expect(4, IBV_WC_LOC_QP_OP_ERR, IBV_WC_SEND,
 		 "extension opcode " + std::to_string(ext) + " without agreement");
+	if (mw)
+		check(ibv_dealloc_mw(mw) == 0, "dealloc the window");
 }
 
-void server_plain(Conn &c)
+void server_plain(Conn &c, bool first)
 {
 	ibv_wc wc{};
+	if (first) {
+		fill(c.buf.data() + kSrc, 4, 8);
+		check(c.post_op(60, IBV_WR_SEND, kSrc, 4), "post the first SEND");
+		c.expect(60, IBV_WC_SUCCESS, IBV_WC_SEND, "the first SEND");
+	}
 	if (c.recv(wc, "SEND")) {
 		check(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV && wc.byte_len == 500 &&
 			      !(wc.wc_flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV)),
@@ -593,7 +651,7 @@ int main(int argc, char **argv)
 			if (ext) {
 				server_ext(c);
 			} else {
-				server_plain(c);
+				server_plain(c, mode == "noext");
 				check(c.event(RDMA_CM_EVENT_DISCONNECTED), "disconnected");
 			}
 			c.ch = nullptr;
