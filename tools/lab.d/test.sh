@@ -7,7 +7,7 @@
 #   2b. guest, stock kernel with the sid root: the provider for rdma-core
 #      65 (the tests of layer sid)
 #   3. guest, debug kernel (skipped by --quick): KUnit and the tests meant
-#      for it, with KASAN, lockdep and kmemleak watching; one vCPU
+#      for it, with KASAN, lockdep and kmemleak watching
 #   4. guest, trixie-backports' 7.3 kernel (skipped by --quick): a subset
 #      covering each area, with that kernel's rxe and siw (K73_TESTS)
 #   5. packages (skipped by --quick and by NAME|GLOB): tools/lab package
@@ -16,10 +16,10 @@
 #   6. instruction ceilings (skipped by --quick and by NAME|GLOB): a short
 #      run of the exact meter (tools/lab bench --exact) over softroce and
 #      softiwarp, each count against tests/exact/ceilings
-# The stock layer's guest, the longest, runs beside the others, one at a
-# time (1, 3, 2b, 4, 5, 6): a TCG guest keeps about one of the host's two
-# cores busy, and the other layer takes the other. Its console goes to
-# build/test-results/stock.console and is printed when it ends.
+# The stock layer's guest, the longest, runs beside layers 1, 2b, 4, 5, 6:
+# a TCG guest keeps about one of the host's two cores busy, and they take
+# turns on the other. Its console goes to build/test-results/stock.console
+# and is printed when it ends. The debug layer runs last, alone.
 # NAME|GLOB...: only the guest tests they select (a name, a glob, or
 # AREA/NAME), in each layer that has them. tools/lab test --list lists the
 # guest tests: name, area, layers, time limit.
@@ -212,16 +212,6 @@ if [ ${#pats[@]} -eq 0 ]; then
 	fi
 fi
 
-# The debug guest (KASAN, lockdep, kmemleak: the longest but the stock
-# one) first, beside the stock guest: two guests keep the two cores busy,
-# where one alone leaves most of a core idle. One vCPU: a KASAN and
-# lockdep kernel of two vCPUs beside another guest spins on locks whose
-# holder's vCPU the host is not running (two tests took 1230 s so).
-if [ $quick = 0 ]; then
-	say "layer 3: KUnit and the debug subset on the debug kernel, one vCPU"
-	LAB_SMP=1 guest_layer debug debug
-fi
-
 say "layer 2b: the provider for rdma-core 65 in the sid root, stock kernel"
 guest_layer sid stock --root "$SID_ROOT"
 
@@ -274,6 +264,13 @@ if [ $quick = 0 ] && [ ${#pats[@]} -eq 0 ]; then
 fi
 
 beside_wait
+
+# Alone: a debug kernel (KASAN, lockdep) in a guest whose vCPUs share the
+# cores with another guest's spins on locks whose holder is not running.
+if [ $quick = 0 ]; then
+	say "layer 3: KUnit and the debug subset on the debug kernel"
+	guest_layer debug debug
+fi
 
 # What a failed guest test printed last (its KTAP's nested lines), here
 # at the end too, where a log cut to its tail still shows it (CI's does).
