@@ -469,6 +469,12 @@ static void softrdma_cep_proc_rep(struct softrdma_cep *cep)
 	if (ret)
 		goto fail;
 	softrdma_cep_set_rx_qp(cep, qp);
+	/*
+	 * The responder may send as soon as its Reply is out: what came
+	 * after the receiver's first look and before it had the socket's
+	 * data_ready is read now.
+	 */
+	softrdma_iw_rx_kick(qp);
 	cep->state = CEP_RTS;
 	cep->connected = true;
 	softrdma_cep_event(cep, IW_CM_EVENT_CONNECT_REPLY, 0, pd, pdlen);
