@@ -28,6 +28,10 @@ stage_kmod() {
 	echo "$dst"
 }
 
+# Kbuild compiles one file at a time unless told: a module's files in
+# parallel, on every core.
+JOBS=$(nproc)
+
 # kmake CMD...: run a kernel build command; fail on a compiler or modpost
 # warning too (W=1 builds must be clean).
 kmake() {
@@ -46,16 +50,16 @@ kmake() {
 kmod_stock() {
 	local d
 	d=$(stage_kmod stock)
-	kmake in_root make -C "/usr/src/linux-headers-$STOCK" M="$d" W=1 modules
-	kmake in_root make -C "/usr/src/linux-headers-$STOCK" M="$d/tests/kmod" W=1 modules
+	kmake in_root make -j"$JOBS" -C "/usr/src/linux-headers-$STOCK" M="$d" W=1 modules
+	kmake in_root make -j"$JOBS" -C "/usr/src/linux-headers-$STOCK" M="$d/tests/kmod" W=1 modules
 }
 
 kmod_debug() {
 	local d
 	d=$(stage_kmod debug)
-	kmake in_root make -C "$DEBUG_KDIR" M="$d" W=1 modules
-	kmake in_root make -C "$DEBUG_KDIR" M="$d/tests/kunit" W=1 modules
-	kmake in_root make -C "$DEBUG_KDIR" M="$d/tests/kmod" W=1 modules
+	kmake in_root make -j"$JOBS" -C "$DEBUG_KDIR" M="$d" W=1 modules
+	kmake in_root make -j"$JOBS" -C "$DEBUG_KDIR" M="$d/tests/kunit" W=1 modules
+	kmake in_root make -j"$JOBS" -C "$DEBUG_KDIR" M="$d/tests/kmod" W=1 modules
 }
 
 kmod_host61() {
@@ -66,7 +70,7 @@ kmod_host61() {
 		return 1
 	}
 	d=$(stage_kmod host61)
-	kmake make -C "$kdir" M="$d" W=1 modules
+	kmake make -j"$JOBS" -C "$kdir" M="$d" W=1 modules
 }
 
 # trixie-backports' 7.3 headers (tools/lab setup unpacks them into the
@@ -78,8 +82,8 @@ kmod_73() {
 		return 1
 	}
 	d=$(stage_kmod 7.3)
-	kmake in_root make -C "$kdir" M="$d" W=1 modules
-	kmake in_root make -C "$kdir" M="$d/tests/kmod" W=1 modules
+	kmake in_root make -j"$JOBS" -C "$kdir" M="$d" W=1 modules
+	kmake in_root make -j"$JOBS" -C "$kdir" M="$d/tests/kmod" W=1 modules
 }
 
 # sid's 7.2 headers want sid's gcc-16: a compile check in the sid root.
@@ -92,8 +96,8 @@ kmod_72() {
 		return 1
 	}
 	d=$(stage_kmod 7.2)
-	LAB_ROOT=$SID_KROOT kmake in_root make -C "$kdir" M="$d" W=1 modules
-	LAB_ROOT=$SID_KROOT kmake in_root make -C "$kdir" M="$d/tests/kmod" W=1 modules
+	LAB_ROOT=$SID_KROOT kmake in_root make -j"$JOBS" -C "$kdir" M="$d" W=1 modules
+	LAB_ROOT=$SID_KROOT kmake in_root make -j"$JOBS" -C "$kdir" M="$d/tests/kmod" W=1 modules
 }
 
 userspace() {
