@@ -985,6 +985,20 @@ static bool softrdma_req_set_need_kick(struct softrdma_qp *qp)
 }
 
 /*
+ * WQE @idx failed locally with @status: the QP goes to ERR. Those before
+ * it, in flight and not acknowledged, complete first, flushed, in order.
+ * Caller holds qp->lock.
+ */
+static void softrdma_req_fail_wqe(struct softrdma_qp *qp, u32 idx, u32 status)
+{
+	for (; qp->req.comp_idx != idx; qp->req.comp_idx++)
+		softrdma_sq_complete(qp, qp->req.comp_idx, IB_WC_WR_FLUSH_ERR);
+	softrdma_sq_complete(qp, idx, status);
+	qp->req.comp_idx = idx + 1;
+	softrdma_roce_qp_fail(qp);
+}
+
+/*
  * The requester: send the WQEs the provider has published. Runs on a kick,
  * from the poller, and after every acknowledgment; in SQD only to finish
  * the message a full window stopped. Caller holds qp->lock.
@@ -1036,13 +1050,7 @@ again:
 				}
 			}
 			if (status != IB_WC_SUCCESS) {
-				/* Complete what went before it first? They
-				 * are in flight; the spec lets the QP fail
-				 * with this one.
-				 */
-				softrdma_sq_complete(qp, idx, status);
-				qp->req.comp_idx = idx + 1;
-				softrdma_roce_qp_fail(qp);
+				softrdma_req_fail_wqe(qp, idx, status);
 				return;
 			}
 		}
@@ -1100,10 +1108,8 @@ again:
 			if (err == -ENOENT || err == -EACCES ||
 			    err == -ERANGE || err == -EINVAL ||
 			    err == -EFAULT) {
-				softrdma_sq_complete(qp, idx,
-						     IB_WC_LOC_PROT_ERR);
-				qp->req.comp_idx = idx + 1;
-				softrdma_roce_qp_fail(qp);
+				softrdma_req_fail_wqe(qp, idx,
+						      IB_WC_LOC_PROT_ERR);
 				return;
 			}
 			sent = true;

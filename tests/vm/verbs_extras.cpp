@@ -272,9 +272,37 @@ void rereg(const Args &args, const Peer &peer)
 	check_errno(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, p.pd2, nullptr, 0, 0), 0,
 		    "rereg_mr: to a second PD");
 	check(mr->pd == p.pd2, "the MR's PD is the second PD");
+	// Posted together with an RDMA WRITE before it (inline: no MR of b1's
+	// PD is left): the WRITE is in flight when the SEND fails, and
+	// completes first, flushed (or acknowledged, had its ACK come first).
 	fill(p.b1.buf.data(), 512, 0x42);
-	check(post_send(p.b1.qp, 2, p.b1.buf.data(), 512, mr->lkey),
-	      "post a SEND from the MR on a QP of the old PD");
+	ibv_sge wsge{reinterpret_cast<std::uintptr_t>(p.b1.buf.data()), 64, 0};
+	ibv_sge ssge{reinterpret_cast<std::uintptr_t>(p.b1.buf.data()), 512, mr->lkey};
+	ibv_send_wr send{};
+	send.wr_id = 2;
+	send.opcode = IBV_WR_SEND;
+	send.sg_list = &ssge;
+	send.num_sge = 1;
+	send.send_flags = IBV_SEND_SIGNALED;
+	ibv_send_wr write{};
+	write.wr_id = 6;
+	write.next = &send;
+	write.opcode = IBV_WR_RDMA_WRITE;
+	write.sg_list = &wsge;
+	write.num_sge = 1;
+	write.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	write.wr.rdma.remote_addr = p.a1.addr(12288);
+	write.wr.rdma.rkey = p.a1.mr->rkey;
+	ibv_send_wr *bad = nullptr;
+	check(ibv_post_send(p.b1.qp, &write, &bad) == 0,
+	      "post an inline WRITE and, behind it, a SEND from the MR on a QP of the old PD");
+	ibv_wc wc{};
+	const bool got = wait_wc(p.b1.cq, wc);
+	check(got && wc.wr_id == 6 &&
+		      (wc.status == IBV_WC_SUCCESS || wc.status == IBV_WC_WR_FLUSH_ERR),
+	      std::string("the WRITE before it completes first, acknowledged or flushed (got ") +
+		      (got ? ibv_wc_status_str(wc.status) : "no completion") + ", wr_id " +
+		      std::to_string(wc.wr_id) + ")");
 	expect(p.b1.cq, 2, IBV_WC_LOC_PROT_ERR, "the SEND on the old PD");
 	check(post_recv(p.a2.qp, 3, p.a2.buf.data() + 1024, 512, p.a2.mr->lkey) &&
 		      post_send(p.b2.qp, 4, p.b1.buf.data(), 512, mr->lkey),
