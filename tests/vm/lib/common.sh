@@ -42,6 +42,14 @@ PERF=$REPO/tests/vm/perftest.sh
 export P_RPING P_AUX P_AUX2 P_IWCONF P_UCMA P_PINGPONG P_SENDBW
 export SMOKE QPTEST RCTEST IWTEST IWEXT ATOMIC MWTEST SRQTEST UDTEST EXTRAS FLUSHTEST CMTEST KEYTEST RESTATE XRCTEST ECETEST PERF
 
+# hangdump_stop PID: end tests/vm/hangdump.sh started in the background
+# as PID, quietly: its sleep, then itself (it prints nothing then).
+hangdump_stop() {
+	pkill -P "$1" sleep 2>/dev/null || true
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
 # wait_listen NS PORT: wait up to 20 s until a TCP socket listens on PORT
 # in netns NS ("-" for the initial one): the pingpong servers, and rdma_cm
 # servers over iWARP; or, over RoCE, which has no TCP, a listening rdma_cm

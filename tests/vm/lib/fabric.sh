@@ -51,9 +51,7 @@ fi_pingpong_once() {
 	"${cpre[@]}" env FI_VERBS_IFACE="$cif" timeout 150 stdbuf -oL fi_pingpong -p "$prov" \
 		-e "$ep" -c -P "$P_AUX" "$ip" >"$TEST_TMP"/fi-cli.log 2>&1 || rc=$?
 	wait $srv || src=$?
-	pkill -P $dog sleep 2>/dev/null || true
-	kill $dog 2>/dev/null || true
-	wait $dog 2>/dev/null || true
+	hangdump_stop $dog
 	crows=$(fi_rows "$TEST_TMP"/fi-cli.log)
 	srows=$(fi_rows "$TEST_TMP"/fi-srv.log)
 	if [ $rc != 0 ] || [ $src != 0 ] || [ "$crows" != 6 ] || [ "$srows" != 6 ]; then

@@ -48,9 +48,7 @@ rping_run() {
 	"${cpre[@]}" timeout 120 rping -c -a "$ip" -p "$P_RPING" -v -V -C "$count" -S "$size" \
 		>"$TEST_TMP"/rping-cli.log 2>"$TEST_TMP"/rping-cli.err || rc=$?
 	wait $srv || rc=$((rc + 100 + $?))
-	pkill -P $dog sleep 2>/dev/null || true
-	kill $dog 2>/dev/null || true
-	wait $dog 2>/dev/null || true
+	hangdump_stop $dog
 	if [ $rc != 0 ]; then
 		echo "rping $count x $size B: exit $rc"
 		tail -n 5 "$TEST_TMP"/rping-cli.err "$TEST_TMP"/rping-srv.err
@@ -270,9 +268,7 @@ iwext_run() {
 	"${cpre[@]}" timeout 120 "$IWEXT" client "$ip" "$P_AUX" "$cmode" >"$TEST_TMP"/iwext-cli.log 2>&1 ||
 		rc=1
 	wait $srv || rc=1
-	pkill -P $dog sleep 2>/dev/null || true
-	kill $dog 2>/dev/null || true
-	wait $dog 2>/dev/null || true
+	hangdump_stop $dog
 	if [ $rc != 0 ]; then
 		echo "verbs_iwarp_ext $smode/$cmode, server $ip:"
 		grep -v '^ok ' "$TEST_TMP"/iwext-cli.log | sed 's/^/client: /'
