@@ -17,7 +17,6 @@
 #include <linux/socket.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
-#include <net/udp_tunnel.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
@@ -89,27 +88,6 @@ u32 softrdma_crc_shash(struct crypto_shash *tfm, u32 crc, const void *p,
  */
 #ifndef SOFTRDMA_HAVE_SOCKADDR_UNSIZED
 #define sockaddr_unsized sockaddr
-#endif
-
-/*
- * UDP tunnels: setup_udp_tunnel_sock() and udp_tunnel_sock_release() take
- * the struct sock; before, its struct socket.
- */
-#ifndef SOFTRDMA_HAVE_UDP_TUNNEL_SK
-static inline void compat_setup_udp_tunnel_sock(struct net *net,
-						struct sock *sk,
-						struct udp_tunnel_sock_cfg *cfg)
-{
-	setup_udp_tunnel_sock(net, sk->sk_socket, cfg);
-}
-
-static inline void compat_udp_tunnel_sock_release(struct sock *sk)
-{
-	udp_tunnel_sock_release(sk->sk_socket);
-}
-
-#define setup_udp_tunnel_sock	compat_setup_udp_tunnel_sock
-#define udp_tunnel_sock_release	compat_udp_tunnel_sock_release
 #endif
 
 /* User memory: ib_umem_get() of a virtual range became ib_umem_get_va(). */

@@ -23,8 +23,6 @@ softrdma_crc_arch := $(call softrdma_probe,CRC_ARCH,linux/crc32.h,\
 ccflags-y += $(softrdma_crc_arch)
 ccflags-y += $(call softrdma_probe,SOCKADDR_UNSIZED,linux/socket.h,\
 	struct sockaddr_unsized \{)
-ccflags-y += $(call softrdma_probe,UDP_TUNNEL_SK,net/udp_tunnel.h,\
-	udp_tunnel_sock_release.struct sock [*])
 ccflags-y += $(call softrdma_probe,IB_UMEM_GET_VA,rdma/ib_umem.h,\
 	\<ib_umem_get_va\>)
 # ODP umems keep their pages in an hmm_dma_map (6.16 on); before, in a

@@ -17,6 +17,7 @@
 #include <net/ipv6.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
+#include <net/udp.h>
 #include <net/udp_tunnel.h>
 
 #include "softrdma.h"
@@ -31,6 +32,8 @@ struct softrdma_net {
 	struct tasklet_struct loop_bh;
 };
 
+/* Our sockets' receive buffer: trains queue there only while read. */
+#define SOFTRDMA_ROCE_RCVBUF	(4 << 20)
 /* Looped packets waiting for their tasklet; more are dropped. */
 #define SOFTRDMA_LOOP_QLEN	1024
 /* Looped packets one run of the tasklet delivers (an skb's npkts each). */
@@ -73,17 +76,51 @@ void softrdma_roce_count_drop(struct sk_buff *skb, enum softrdma_counter c)
 	rcu_read_unlock();
 }
 
-static int softrdma_udp_rcv(struct sock *sk, struct sk_buff *skb)
+/*
+ * A datagram from our socket's queue: UDP has checked its length, pulled
+ * its header and kept its own notes where the device was (dev_scratch).
+ */
+static void softrdma_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
+	skb->dev = dev_get_by_index_rcu(sock_net(sk), skb->skb_iif);
+	if (!skb->dev) {
+		kfree_skb(skb);
+		return;
+	}
+	/* UDP leaves the checksum to whoever reads the datagram. */
+	if (!skb_csum_unnecessary(skb) && __skb_checksum_complete(skb)) {
+		softrdma_roce_count_drop(skb, SOFTRDMA_CNT_RX_MALFORMED);
+		kfree_skb(skb);
+		return;
+	}
+	__skb_push(skb, sizeof(struct udphdr));
 	/* Too short for a BTH and an ICRC: not RoCE. */
 	if (skb->len < sizeof(struct udphdr) + SOFTRDMA_BTH_LEN +
 	    SOFTRDMA_ICRC_LEN) {
 		softrdma_roce_count_drop(skb, SOFTRDMA_CNT_RX_MALFORMED);
 		kfree_skb(skb);
-		return 0;
+		return;
 	}
-	softrdma_rx_dispatch(skb, false);
-	return 0;
+	if (skb_is_gso(skb))
+		softrdma_rx_train(sk, skb);
+	else
+		softrdma_rx_dispatch(skb, false);
+}
+
+/*
+ * Our socket's data_ready, as UDP queues a datagram (softirq): take what
+ * is queued, a peer's train whole (a UDP GSO skb no one cut on its way,
+ * as over a veth) or a packet.
+ */
+static void softrdma_udp_data_ready(struct sock *sk)
+{
+	struct sk_buff *skb;
+	int err;
+
+	rcu_read_lock();
+	while ((skb = skb_recv_udp(sk, MSG_DONTWAIT, &err)))
+		softrdma_udp_rcv(sk, skb);
+	rcu_read_unlock();
 }
 
 /* Deliver what softrdma_roce_loop() queued, in order. */
@@ -101,25 +138,28 @@ static void softrdma_roce_loop_bh(struct tasklet_struct *t)
 		tasklet_schedule(&sn->loop_bh);
 }
 
-/* Our UDP port 4791 socket of @family in @net, or an error pointer. */
+/*
+ * Our UDP port 4791 socket of @family in @net, or an error pointer. A
+ * plain socket read from its data_ready, not a tunnel's encap_rcv: since
+ * 6.8 UDP cuts every GSO skb bound for an encap_rcv (udp_unexpected_gso())
+ * that does not say it is a tunnel's, and this one takes trains whole
+ * (udp_allow_gso()). With no checksum conversion (a tunnel's inner
+ * packets want it; RoCE has none), a train keeps its CHECKSUM_PARTIAL.
+ */
 static struct socket *softrdma_roce_sock_create(struct net *net, int family)
 {
-	struct udp_tunnel_sock_cfg tnl = {
-		.encap_type = 1,
-		.encap_rcv = softrdma_udp_rcv,
-	};
 	/*
 	 * IPv6 only, so IPv4 packets keep coming to the IPv4 socket. The
-	 * UDP checksum is optional for tunnels over IPv6 (RFC 6935):
-	 * packets without one are accepted, ours carry one.
+	 * UDP checksum is optional over IPv6 for tunnels (RFC 6935) and
+	 * rxe sends none: packets without one are accepted, ours carry one.
 	 */
 	struct udp_port_cfg cfg = {
 		.family = family,
 		.local_udp_port = htons(SOFTRDMA_ROCE_PORT),
 		.ipv6_v6only = 1,
-		.use_udp6_tx_checksums = 1,
 	};
 	struct socket *sock;
+	struct sock *sk;
 	int ret;
 
 	ret = udp_sock_create(net, &cfg, &sock);
@@ -129,15 +169,24 @@ static struct socket *softrdma_roce_sock_create(struct net *net, int family)
 				SOFTRDMA_ROCE_PORT);
 		return ERR_PTR(ret);
 	}
-	setup_udp_tunnel_sock(net, sock->sk, &tnl);
-	/*
-	 * No checksum conversion (a tunnel's inner packets want it; RoCE
-	 * has none): a peer's train, cut by this socket, keeps its
-	 * CHECKSUM_PARTIAL and its payload by reference, rather than being
-	 * summed in full (softrdma_rx_dispatch()).
-	 */
-	inet_dec_convert_csum(sock->sk);
+	sk = sock->sk;
+	udp_allow_gso(sk);
+	/* Read as it comes; room for trains from every CPU meanwhile. */
+	sock_set_rcvbuf(sk, SOFTRDMA_ROCE_RCVBUF);
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_data_ready = softrdma_udp_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
 	return sock;
+}
+
+/*
+ * Close one of our sockets. Its data_ready may still run where UDP found
+ * it before (RCU): softrdma_roce_exit() waits for those.
+ */
+static void softrdma_roce_sock_close(struct socket *sock)
+{
+	kernel_sock_shutdown(sock, SHUT_RDWR);
+	sock_release(sock);
 }
 
 /**
@@ -164,7 +213,7 @@ static int softrdma_roce_sock_get(struct net *net)
 	}
 	sock6 = softrdma_roce_sock_create(net, AF_INET6);
 	if (IS_ERR(sock6)) {
-		udp_tunnel_sock_release(sock4->sk);
+		softrdma_roce_sock_close(sock4);
 		ret = PTR_ERR(sock6);
 		goto out;
 	}
@@ -185,9 +234,9 @@ static void softrdma_roce_sock_release(struct softrdma_net *sn)
 	sn->sock4 = NULL;
 	sn->sock6 = NULL;
 	if (sock4)
-		udp_tunnel_sock_release(sock4->sk);
+		softrdma_roce_sock_close(sock4);
 	if (sock6)
-		udp_tunnel_sock_release(sock6->sk);
+		softrdma_roce_sock_close(sock6);
 }
 
 static void softrdma_roce_sock_put(struct net *net)
@@ -286,6 +335,8 @@ int softrdma_roce_init(void)
 void softrdma_roce_exit(void)
 {
 	unregister_pernet_subsys(&softrdma_net_ops);
+	/* Our sockets' data_ready calls that had begun are over. */
+	synchronize_net();
 	put_page(softrdma_roce_zeroes);
 }
 

@@ -11,6 +11,7 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/ipv6.h>
+#include <net/udp.h>
 
 #include "softrdma.h"
 #include "roce.h"
@@ -23,6 +24,28 @@ static bool softrdma_rx_to_group(struct sk_buff *skb)
 	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
 }
 
+/* An RC SEND or RDMA WRITE: a request the responder places from pieces. */
+static bool softrdma_rx_op_pieces(u8 op)
+{
+	return op <= RC_WRITE_ONLY_IMM || op == RC_SEND_LAST_INV ||
+	       op == RC_SEND_ONLY_INV;
+}
+
+/* The headers such a request of @op has after its BTH: RETH, ImmDt, IETH. */
+static u32 softrdma_rx_ext_len(u8 op)
+{
+	u32 len = 0;
+
+	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
+	    op == RC_WRITE_ONLY_IMM)
+		len += SOFTRDMA_RETH_LEN;
+	if (op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
+	    op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM ||
+	    op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV)
+		len += SOFTRDMA_IMMDT_LEN;
+	return len;
+}
+
 /*
  * Make the headers of a packet in pieces linear: UDP, BTH and what an RC
  * SEND or RDMA WRITE of its opcode has after the BTH (RETH, ImmDt or
@@ -32,20 +55,12 @@ static bool softrdma_rx_to_group(struct sk_buff *skb)
 static bool softrdma_rx_pull_headers(struct sk_buff *skb)
 {
 	u32 hlen = sizeof(struct udphdr) + SOFTRDMA_BTH_LEN;
-	u8 op;
 
 	if (!pskb_may_pull(skb, min(skb->len, hlen)))
 		return false;
 	if (skb->len < hlen)
 		return true;
-	op = skb->data[sizeof(struct udphdr)];
-	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY ||
-	    op == RC_WRITE_ONLY_IMM)
-		hlen += SOFTRDMA_RETH_LEN;
-	if (op == RC_SEND_LAST_IMM || op == RC_SEND_ONLY_IMM ||
-	    op == RC_WRITE_LAST_IMM || op == RC_WRITE_ONLY_IMM ||
-	    op == RC_SEND_LAST_INV || op == RC_SEND_ONLY_INV)
-		hlen += SOFTRDMA_IMMDT_LEN;
+	hlen += softrdma_rx_ext_len(skb->data[sizeof(struct udphdr)]);
 	return pskb_may_pull(skb, min(skb->len, hlen));
 }
 
@@ -128,9 +143,7 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 
 	/* Pieces go to an RC QP's responder only: SENDs and RDMA WRITEs. */
 	if (skb_is_nonlinear(skb) &&
-	    (qpn == SOFTRDMA_MCAST_QPN ||
-	     !(op <= RC_WRITE_ONLY_IMM || op == RC_SEND_LAST_INV ||
-	       op == RC_SEND_ONLY_INV))) {
+	    (qpn == SOFTRDMA_MCAST_QPN || !softrdma_rx_op_pieces(op))) {
 		if (skb_linearize(skb))
 			goto drop;
 		bth = (struct softrdma_bth *)skb->data;
@@ -262,4 +275,265 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	return;
 drop:
 	kfree_skb(skb);
+}
+
+/*
+ * Trains taken whole. A peer's requester sends a SEND's or RDMA WRITE's
+ * packets as one UDP GSO skb (req.c); where nothing cut it on the way (a
+ * veth), our socket takes it whole (net.c), and its packets are placed
+ * straight from it, one after the other: @skb made in turn the packet it
+ * would have been once cut (a view: its headers copied into the linear
+ * part, its IP and UDP lengths and IPv4 ID as GSO gives them, its
+ * payload the train's fragment at its offset), with no new skb, one QP
+ * lookup and one UDP delivery a train. A packet the responder cannot
+ * take now (out of order, behind a READ answer, not a SEND or WRITE) is
+ * copied out as an skb of its own; a train in another layout, or to a
+ * QP that is not RC, is cut as UDP would have cut it.
+ */
+struct softrdma_rx_train {
+	const u8 *base;		/* the first packet's BTH */
+	u32 seg;		/* bytes from one BTH to the next */
+	u32 tot;		/* bytes of all the packets */
+	u32 nhlen;		/* the IP header's */
+	u32 foff, flen;		/* the fragment that holds them */
+	u16 id0;		/* the first packet's IPv4 ID */
+};
+
+/* The most a view takes into the linear part: BTH, RETH, ImmDt. */
+#define SOFTRDMA_RX_VIEW_HDR	(SOFTRDMA_BTH_LEN + SOFTRDMA_RETH_LEN + \
+				 SOFTRDMA_IMMDT_LEN)
+
+/*
+ * The IP and UDP headers at @nh as GSO gives them to packet @i of @t,
+ * @slen bytes after its UDP header: its own lengths and, over IPv4, an
+ * ID one more than the packet's before it (inet_gso_segment()). The IPv4
+ * header checksum is left as it is: the ICRC masks it, nothing after
+ * this reads it.
+ */
+static void softrdma_rx_cut_headers(const struct sk_buff *skb,
+				    const struct softrdma_rx_train *t, u8 *nh,
+				    u32 i, u32 slen)
+{
+	struct udphdr *uh = (struct udphdr *)(nh + t->nhlen);
+
+	uh->len = htons(sizeof(*uh) + slen);
+	if (skb->protocol == htons(ETH_P_IP)) {
+		struct iphdr *iph = (struct iphdr *)nh;
+
+		iph->tot_len = htons(t->nhlen + sizeof(*uh) + slen);
+		iph->id = htons(t->id0 + i);
+	} else {
+		((struct ipv6hdr *)nh)->payload_len =
+			htons(t->nhlen - sizeof(struct ipv6hdr) + sizeof(*uh) +
+			      slen);
+	}
+}
+
+/* Packet @i of @t as an skb of its own, copied, and dispatched. */
+static void softrdma_rx_cut_copy(struct sk_buff *skb,
+				 const struct softrdma_rx_train *t, u32 i)
+{
+	u32 start = i * t->seg, slen = min(t->seg, t->tot - start);
+	u32 hlen = t->nhlen + sizeof(struct udphdr);
+	struct sk_buff *p;
+	u8 *nh;
+
+	p = alloc_skb(hlen + slen, GFP_ATOMIC);
+	if (!p)
+		return;		/* lost, as on a wire */
+	nh = skb_put(p, hlen + slen);
+	memcpy(nh, skb_network_header(skb), hlen);
+	memcpy(nh + hlen, t->base + start, slen);
+	softrdma_rx_cut_headers(skb, t, nh, i, slen);
+	skb_reset_network_header(p);
+	skb_set_transport_header(p, t->nhlen);
+	__skb_pull(p, t->nhlen);
+	p->protocol = skb->protocol;
+	p->dev = skb->dev;
+	p->skb_iif = skb->skb_iif;
+	p->pkt_type = skb->pkt_type;
+	softrdma_rx_dispatch(p, false);
+}
+
+/*
+ * A train not taken in place: cut by GSO as UDP cuts one for a socket
+ * that takes no trains (udp_rcv_segment()), each packet dispatched.
+ */
+static void softrdma_rx_segment(struct sock *sk, struct sk_buff *skb)
+{
+	struct sk_buff *segs, *next;
+
+	if (!skb_mac_header_was_set(skb)) {
+		softrdma_roce_count_drop(skb, SOFTRDMA_CNT_RX_MALFORMED);
+		kfree_skb(skb);
+		return;
+	}
+	__skb_push(skb, -skb_mac_offset(skb));
+	segs = udp_rcv_segment(sk, skb, skb->protocol == htons(ETH_P_IP));
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		__skb_pull(skb, skb_transport_offset(skb));
+		softrdma_rx_dispatch(skb, false);
+	}
+}
+
+/*
+ * Is @skb a train in the layout a view needs: UDP header alone in the
+ * linear part (with room after it for a view's headers), the packets in
+ * one fragment? Fills in @t.
+ */
+static bool softrdma_rx_train_in_place(struct sk_buff *skb,
+				       struct softrdma_rx_train *t)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	skb_frag_t *frag;
+
+	if (IS_ENABLED(CONFIG_HIGHMEM) || !(sh->gso_type & SKB_GSO_UDP_L4) ||
+	    t->seg < SOFTRDMA_BTH_LEN + SOFTRDMA_ICRC_LEN ||
+	    skb_headlen(skb) != sizeof(struct udphdr) || sh->nr_frags != 1 ||
+	    skb_has_frag_list(skb))
+		return false;
+	/* A view writes headers into the linear part: our own copy of it. */
+	if ((skb_cloned(skb) || skb_tailroom(skb) < SOFTRDMA_RX_VIEW_HDR) &&
+	    pskb_expand_head(skb, 0, SOFTRDMA_RX_VIEW_HDR, GFP_ATOMIC))
+		return false;
+	frag = &skb_shinfo(skb)->frags[0];
+	t->foff = skb_frag_off(frag);
+	t->flen = skb_frag_size(frag);
+	t->base = skb_frag_address(frag);
+	t->nhlen = skb_transport_header(skb) - skb_network_header(skb);
+	if (skb->protocol == htons(ETH_P_IP))
+		t->id0 = ntohs(ip_hdr(skb)->id);
+	return true;
+}
+
+/* The RC QP a train goes to, with a reference; NULL: none, or not RC. */
+static struct softrdma_qp *softrdma_rx_train_qp(struct sk_buff *skb, u32 qpn)
+{
+	struct softrdma_qp *qp = NULL;
+	struct softrdma_dev *sdev;
+	struct net_device *ndev;
+
+	if (qpn == SOFTRDMA_MCAST_QPN || softrdma_rx_to_group(skb))
+		return NULL;
+	rcu_read_lock();
+	ndev = softrdma_roce_rx_netdev(skb);
+	sdev = ndev ? softrdma_dev_by_netdev(ndev, &softrdma_roce_transport) :
+		      NULL;
+	if (sdev)
+		qp = xa_load(&sdev->qps, qpn);
+	if (qp && (qp->ibqp.qp_type != IB_QPT_RC ||
+		   !refcount_inc_not_zero(&qp->refs)))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+/*
+ * A view, @skb->data its BTH, to the responder of RC QP @qp, if it takes
+ * it now: in a receiving state, in order or behind (a request past a gap
+ * would be kept, selective repeat), no READ answer going out and nothing
+ * waiting for one; the responder then keeps nothing of it. False: not
+ * taken (copied out instead). A bad ICRC is counted and dropped here.
+ */
+static bool softrdma_rx_view_take(struct softrdma_qp *qp, struct sk_buff *skb,
+				  u32 qpn)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+	u32 psn = softrdma_bth_psn((struct softrdma_bth *)skb->data);
+	enum ib_qp_state state;
+	bool take;
+
+	SOFTRDMA_ROCE_CB(skb)->npkts = 1;
+	if (!softrdma_roce_icrc_rcv(skb, qpn))
+		return true;
+	spin_lock_bh(&qp->lock);
+	state = READ_ONCE(qp->state);
+	take = (state == IB_QPS_RTR || state == IB_QPS_RTS ||
+		state == IB_QPS_SQD) &&
+	       !rqp->resp.rd_active && skb_queue_empty(&rqp->resp.backlog) &&
+	       !(softrdma_roce_sr(rqp) &&
+		 softrdma_psn_diff(psn, rqp->resp.epsn) > 0);
+	if (take) {
+		softrdma_cc_rcv_ce(qp, skb);
+		/* Kept only out of order: see above. */
+		WARN_ON_ONCE(softrdma_resp_rcv(qp, skb));
+	}
+	spin_unlock_bh(&qp->lock);
+	if (take) {
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_PKTS);
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_RX_TRAIN_PKTS);
+	}
+	return take;
+}
+
+/* Packet @i of @t to @qp from @skb made its view; false: not taken. */
+static bool softrdma_rx_view(struct softrdma_qp *qp, struct sk_buff *skb,
+			     const struct softrdma_rx_train *t, u32 i, u32 qpn)
+{
+	u32 start = i * t->seg, slen = min(t->seg, t->tot - start), hlen;
+	const struct softrdma_bth *bth = (const void *)(t->base + start);
+	skb_frag_t *frag = &skb_shinfo(skb)->frags[0];
+	bool taken;
+
+	if (slen < SOFTRDMA_BTH_LEN + SOFTRDMA_ICRC_LEN ||
+	    !softrdma_rx_op_pieces(bth->opcode) ||
+	    (ntohl(bth->qpn) & SOFTRDMA_QPN_MASK) != qpn)
+		return false;
+	hlen = min(SOFTRDMA_BTH_LEN + softrdma_rx_ext_len(bth->opcode),
+		   slen - SOFTRDMA_ICRC_LEN);
+	/* @skb->data is the UDP header, the linear part's end its own. */
+	memcpy(skb->data + sizeof(struct udphdr), bth, hlen);
+	skb_set_tail_pointer(skb, sizeof(struct udphdr) + hlen);
+	skb_frag_off_set(frag, t->foff + start + hlen);
+	skb_frag_size_set(frag, slen - hlen);
+	skb->data_len = slen - hlen;
+	skb->len = sizeof(struct udphdr) + slen;
+	softrdma_rx_cut_headers(skb, t, skb_network_header(skb), i, slen);
+	__skb_pull(skb, sizeof(struct udphdr));
+	taken = softrdma_rx_view_take(qp, skb, qpn);
+	__skb_push(skb, sizeof(struct udphdr));
+	return taken;
+}
+
+/**
+ * softrdma_rx_train - a UDP GSO skb of RoCEv2 packets, taken whole
+ * @sk: the socket it came to (net.c)
+ * @skb: @skb->data its UDP header; gso_size the bytes of each packet
+ *
+ * Consumes @skb.
+ */
+void softrdma_rx_train(struct sock *sk, struct sk_buff *skb)
+{
+	struct softrdma_rx_train t = {
+		.seg = skb_shinfo(skb)->gso_size,
+		.tot = skb->len - sizeof(struct udphdr),
+	};
+	struct softrdma_qp *qp = NULL;
+	u32 i, n, qpn;
+	skb_frag_t *frag;
+
+	if (softrdma_rx_train_in_place(skb, &t)) {
+		qpn = ntohl(((const struct softrdma_bth *)t.base)->qpn) &
+		      SOFTRDMA_QPN_MASK;
+		qp = softrdma_rx_train_qp(skb, qpn);
+	}
+	if (!qp) {
+		softrdma_rx_segment(sk, skb);
+		return;
+	}
+	n = DIV_ROUND_UP(t.tot, t.seg);
+	for (i = 0; i < n; i++) {
+		if (!softrdma_rx_view(qp, skb, &t, i, qpn))
+			softrdma_rx_cut_copy(skb, &t, i);
+	}
+	softrdma_qp_put(qp);
+	/* The train as it came, for its freeing. */
+	frag = &skb_shinfo(skb)->frags[0];
+	skb_frag_off_set(frag, t.foff);
+	skb_frag_size_set(frag, t.flen);
+	skb_set_tail_pointer(skb, sizeof(struct udphdr));
+	skb->data_len = t.flen;
+	skb->len = sizeof(struct udphdr) + t.flen;
+	consume_skb(skb);
 }

@@ -637,6 +637,7 @@ void softrdma_mcast_rcv(struct softrdma_dev *sdev, struct sk_buff *skb);
 
 /* recv.c: receive dispatch */
 void softrdma_rx_dispatch(struct sk_buff *skb, bool looped);
+void softrdma_rx_train(struct sock *sk, struct sk_buff *skb);
 
 /* req.c: the requester */
 void softrdma_req_run(struct softrdma_qp *qp);
