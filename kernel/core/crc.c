@@ -128,6 +128,24 @@ u32 softrdma_crc32_in(bool held, u32 crc, const void *p, size_t len)
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_in);
 
+/**
+ * softrdma_crc32_copy_in - softrdma_crc32_copy() inside softrdma_crc32_begin()
+ * @held: what softrdma_crc32_begin() returned
+ * @crc: the seed
+ * @dst: where to, @len bytes not overlapping @src
+ * @src: the bytes
+ * @len: how many
+ */
+u32 softrdma_crc32_copy_in(bool held, u32 crc, void *dst, const void *src,
+			   size_t len)
+{
+	if (held && len >= SOFTRDMA_CRC_FOLD_MIN)
+		return softrdma_crc32_fold_copy(crc, dst, src, len);
+	memcpy(dst, src, len);
+	return crc32_le(crc, src, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_copy_in);
+
 /* softrdma_crc32_end - let go of what softrdma_crc32_begin() held */
 void softrdma_crc32_end(bool held)
 {
@@ -183,6 +201,14 @@ u32 softrdma_crc32_in(bool held, u32 crc, const void *p, size_t len)
 	return crc32_le(crc, p, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_in);
+
+u32 softrdma_crc32_copy_in(bool held, u32 crc, void *dst, const void *src,
+			   size_t len)
+{
+	memcpy(dst, src, len);
+	return crc32_le(crc, src, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(softrdma_crc32_copy_in);
 
 void softrdma_crc32_end(bool held)
 {

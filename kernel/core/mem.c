@@ -460,7 +460,7 @@ int softrdma_key_invalidate(struct softrdma_qp *qp, u32 key, bool remote)
  * softrdma_crc32_copy() does.
  */
 static void softrdma_mr_xfer(struct softrdma_mr *mr, u64 iova, void *buf,
-			     u64 len, bool to_mr, u32 *crc)
+			     u64 len, bool to_mr, u32 *crc, bool held)
 {
 	u8 *p = buf;
 
@@ -471,8 +471,11 @@ static void softrdma_mr_xfer(struct softrdma_mr *mr, u64 iova, void *buf,
 
 		n = min_t(u64, len, room);
 		va = kmap_local_page(page);
-		if (crc)
+		if (crc && to_mr)
 			*crc = softrdma_crc32_copy(*crc, va + off, p, n);
+		else if (crc)
+			*crc = softrdma_crc32_copy_in(held, *crc, p, va + off,
+						      n);
 		else if (to_mr)
 			memcpy(va + off, p, n);
 		else
@@ -495,7 +498,7 @@ static void softrdma_mr_xfer(struct softrdma_mr *mr, u64 iova, void *buf,
 void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr)
 {
-	softrdma_mr_xfer(mr, iova, buf, len, to_mr, NULL);
+	softrdma_mr_xfer(mr, iova, buf, len, to_mr, NULL, false);
 }
 
 /**
@@ -509,7 +512,22 @@ void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 void softrdma_mr_copy_crc(struct softrdma_mr *mr, u64 iova, const void *buf,
 			  u64 len, u32 *crc)
 {
-	softrdma_mr_xfer(mr, iova, (void *)buf, len, true, crc);
+	softrdma_mr_xfer(mr, iova, (void *)buf, len, true, crc, false);
+}
+
+/**
+ * softrdma_mr_read_crc - read an MR into a kernel buffer, summing it
+ * @mr: an MR obtained with softrdma_mr_get() for this very range
+ * @iova: first byte in the MR
+ * @buf: the kernel buffer
+ * @len: bytes
+ * @held: what softrdma_crc32_begin() returned (the caller's hold)
+ * @crc: the CRC32 (softrdma_crc32()'s) to go on with over them
+ */
+void softrdma_mr_read_crc(struct softrdma_mr *mr, u64 iova, void *buf,
+			  u64 len, bool held, u32 *crc)
+{
+	softrdma_mr_xfer(mr, iova, buf, len, false, crc, held);
 }
 
 /**
@@ -624,7 +642,8 @@ static int softrdma_sge_xfer(struct softrdma_qp *qp,
 					     sge[i].addr + off, n, access, &err);
 		if (!mr)
 			return err;
-		softrdma_mr_xfer(mr, sge[i].addr + off, p, n, to_mr, crc);
+		softrdma_mr_xfer(mr, sge[i].addr + off, p, n, to_mr, crc,
+				 false);
 		if (keep)
 			softrdma_resp_mr_put(qp, mr);
 		else

@@ -661,6 +661,8 @@ void softrdma_mr_copy(struct softrdma_mr *mr, u64 iova, void *buf, u64 len,
 		      bool to_mr);
 void softrdma_mr_copy_crc(struct softrdma_mr *mr, u64 iova, const void *buf,
 			  u64 len, u32 *crc);
+void softrdma_mr_read_crc(struct softrdma_mr *mr, u64 iova, void *buf,
+			  u64 len, bool held, u32 *crc);
 u32 softrdma_mr_pages(struct softrdma_mr *mr, u64 iova, u32 len,
 		      struct bio_vec *bv, u32 max);
 int softrdma_sge_copy(struct softrdma_qp *qp, const struct softrdma_sge *sge,

@@ -32,6 +32,8 @@ u32 softrdma_crc32(u32 crc, const void *p, size_t len);
 u32 softrdma_crc32_copy(u32 crc, void *dst, const void *src, size_t len);
 bool softrdma_crc32_begin(void);
 u32 softrdma_crc32_in(bool held, u32 crc, const void *p, size_t len);
+u32 softrdma_crc32_copy_in(bool held, u32 crc, void *dst, const void *src,
+			   size_t len);
 void softrdma_crc32_end(bool held);
 void softrdma_crc_init(void);
 void softrdma_crc_exit(void);

@@ -11,6 +11,7 @@
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/ip.h>
 #include <net/ipv6.h>
 #include <kunit/visibility.h>
 
@@ -191,10 +192,62 @@ void softrdma_roce_train_icrc(struct sk_buff *skb, const struct iphdr *iph,
 		memcpy(bth + len - SOFTRDMA_ICRC_LEN, &icrc, sizeof(icrc));
 	}
 	softrdma_crc32_end(held);
-	/* The last ICRC, in the room left for it. */
-	skb_frag_size_add(&skb_shinfo(skb)->frags[0], sizeof(icrc));
-	skb->len += sizeof(icrc);
-	skb->data_len += sizeof(icrc);
+	softrdma_roce_train_close(skb);
+}
+
+/* A train whose ICRCs are written: its length takes in the last one's. */
+void softrdma_roce_train_close(struct sk_buff *skb)
+{
+	skb_frag_size_add(&skb_shinfo(skb)->frags[0], SOFTRDMA_ICRC_LEN);
+	skb->len += SOFTRDMA_ICRC_LEN;
+	skb->data_len += SOFTRDMA_ICRC_LEN;
+}
+
+/**
+ * softrdma_roce_train_head - a train's packet's ICRC up to its payload
+ * @held: what softrdma_crc32_begin() returned
+ * @qn: the route of the QP whose train it is (softrdma_roce_xmit()'s)
+ * @i: the packet's place in the train
+ * @len: its bytes from BTH to ICRC
+ * @bth: its BTH, @hlen bytes of headers from there (BTH and extended)
+ * @hlen: at least the BTH's
+ *
+ * Over the IP and UDP headers it will have once cut from the train, as
+ * softrdma_roce_xmit() builds them and GSO cuts them (softrdma_roce_train_icrc()):
+ * the requester sums the payload on from there as it copies it into the
+ * train. Return: the CRC (not yet inverted) to go on with.
+ */
+u32 softrdma_roce_train_head(bool held, const struct softrdma_roce_net *qn,
+			     u32 i, u32 len, const u8 *bth, u32 hlen)
+{
+	struct udphdr udp = {
+		.source = htons(qn->sport),
+		.dest = htons(SOFTRDMA_ROCE_PORT),
+		.len = htons(sizeof(udp) + len),
+	};
+	const u8 *p = bth + SOFTRDMA_BTH_LEN;
+	struct ipv6hdr ip6 = {};
+	struct iphdr ip = {};
+
+	if (qn->ipv6) {
+		ip6.version = 6;
+		ip6.payload_len = udp.len;
+		ip6.nexthdr = IPPROTO_UDP;
+		ip6.saddr = qn->saddr6;
+		ip6.daddr = qn->daddr6;
+		return softrdma_icrc6_start(held, &ip6, &udp, bth, p,
+					    hlen - SOFTRDMA_BTH_LEN);
+	}
+	ip.version = 4;
+	ip.ihl = sizeof(ip) >> 2;
+	ip.tot_len = htons(sizeof(ip) + sizeof(udp) + len);
+	ip.id = htons(i);
+	ip.frag_off = htons(IP_DF);
+	ip.protocol = IPPROTO_UDP;
+	ip.saddr = qn->saddr4;
+	ip.daddr = qn->daddr4;
+	return softrdma_icrc4_start(held, &ip, &udp, bth, p,
+				    hlen - SOFTRDMA_BTH_LEN);
 }
 
 /*

@@ -378,6 +378,7 @@ static struct sk_buff *softrdma_roce_alloc(struct softrdma_qp *qp,
 	skb_put(skb, len);
 	SOFTRDMA_ROCE_CB(skb)->npkts = 1;
 	SOFTRDMA_ROCE_CB(skb)->seg = 0;
+	SOFTRDMA_ROCE_CB(skb)->icrc_done = false;
 	return skb;
 }
 
@@ -639,7 +640,11 @@ static int softrdma_roce_xmit4(struct softrdma_qp *qp, struct sk_buff *skb,
 	if (!softrdma_roce_wire_ok(qp, skb))
 		return -EAGAIN;
 	if (SOFTRDMA_ROCE_CB(skb)->seg) {
-		softrdma_roce_train_icrc(skb, iph, NULL, udph, tlen);
+		/* Summed for the source address the route was to keep. */
+		if (SOFTRDMA_ROCE_CB(skb)->icrc_done && fl4.saddr == qn->saddr4)
+			softrdma_roce_train_close(skb);
+		else
+			softrdma_roce_train_icrc(skb, iph, NULL, udph, tlen);
 		udph->check = ~csum_tcpudp_magic(iph->saddr, iph->daddr,
 						 ntohs(udph->len),
 						 IPPROTO_UDP, 0);
@@ -705,7 +710,10 @@ static int softrdma_roce_xmit6(struct softrdma_qp *qp, struct sk_buff *skb,
 		return -EAGAIN;
 	/* UDP over IPv6 carries a checksum; the ICRC does not cover it. */
 	if (SOFTRDMA_ROCE_CB(skb)->seg) {
-		softrdma_roce_train_icrc(skb, NULL, ip6h, udph, tlen);
+		if (SOFTRDMA_ROCE_CB(skb)->icrc_done)
+			softrdma_roce_train_close(skb);
+		else
+			softrdma_roce_train_icrc(skb, NULL, ip6h, udph, tlen);
 		udph->check = ~csum_ipv6_magic(&ip6h->saddr, &ip6h->daddr,
 					       ulen, IPPROTO_UDP, 0);
 		softrdma_roce_gso_set(skb);

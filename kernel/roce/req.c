@@ -482,7 +482,9 @@ static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
 	struct softrdma_req_pkt l;
 	struct softrdma_mr *mr;
 	struct sk_buff *skb;
-	u32 i, len, off0, end;
+	u32 i, len, off0, end, plen, crc;
+	bool held = false;
+	__le32 icrc;
 	u64 addr = 0;
 	int err = 0;
 	u8 *p, *d;
@@ -500,8 +502,14 @@ static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
 		return PTR_ERR(mr);
 	}
 	p = softrdma_roce_train_data(skb);
+	/*
+	 * From one MR: each packet's ICRC summed as its payload is copied
+	 * in (softrdma_roce_train_head()), one hold of the FPU for the
+	 * train; else net.c sums them once the train is built.
+	 */
+	held = mr && softrdma_crc32_begin();
 	for (i = 0; i < n; i++, p += seg) {
-		softrdma_req_layout(qp, s, pkt + i, 1, &l);
+		plen = softrdma_req_layout(qp, s, pkt + i, 1, &l);
 		d = softrdma_req_headers(qp, s, pkt + i, 1, &l, p);
 		if (!mr) {
 			err = softrdma_req_payload(qp, slot, &l, d);
@@ -509,9 +517,17 @@ static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
 				break;
 			continue;
 		}
-		softrdma_mr_copy(mr, addr + l.off - off0, d, l.paylen, false);
+		crc = softrdma_roce_train_head(held, &to_rqp(qp)->net, i, plen,
+					       p, l.hlen);
+		softrdma_mr_read_crc(mr, addr + l.off - off0, d, l.paylen, held,
+				     &crc);
 		memset(d + l.paylen, 0, l.pad);
+		crc = softrdma_crc32_in(held, crc, d + l.paylen, l.pad);
+		icrc = cpu_to_le32(~crc);
+		memcpy(d + l.paylen + l.pad, &icrc, sizeof(icrc));
 	}
+	softrdma_crc32_end(held);
+	SOFTRDMA_ROCE_CB(skb)->icrc_done = mr;
 	if (mr)
 		softrdma_mr_put(mr);
 	if (err) {

@@ -49,6 +49,7 @@ struct softrdma_roce_cb {
 	u32 seg;
 	u32 xrc_srqn;	/* received for an XRC TGT QP: its XRCETH's (recv.c) */
 	bool icrc_due;	/* ICRC checked as the payload is placed (icrc.c) */
+	bool icrc_done;	/* a train's ICRCs summed as it was filled (req.c) */
 };
 
 #define SOFTRDMA_ROCE_CB(skb)	((struct softrdma_roce_cb *)(skb)->cb)
@@ -607,6 +608,9 @@ u32 softrdma_icrc6(const struct ipv6hdr *ip6h, const struct udphdr *udph,
 void softrdma_roce_train_icrc(struct sk_buff *skb, const struct iphdr *iph,
 			      const struct ipv6hdr *ip6h,
 			      const struct udphdr *udph, u32 tlen);
+void softrdma_roce_train_close(struct sk_buff *skb);
+u32 softrdma_roce_train_head(bool held, const struct softrdma_roce_net *qn,
+			     u32 i, u32 len, const u8 *bth, u32 hlen);
 bool softrdma_roce_icrc_ok(struct sk_buff *skb);
 bool softrdma_roce_icrc_rcv(struct sk_buff *skb, u32 qpn);
 bool softrdma_roce_icrc_settle(struct sk_buff *skb);

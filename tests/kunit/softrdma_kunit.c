@@ -868,9 +868,20 @@ static void crc32_held_test(struct kunit *test)
 	}
 }
 
+/* softrdma_crc32_copy_in() in one hold of the FPU, as a train is filled. */
+static u32 crc32_copy_in_held(u32 crc, void *dst, const void *src, size_t len)
+{
+	bool held = softrdma_crc32_begin();
+
+	crc = softrdma_crc32_copy_in(held, crc, dst, src, len);
+	softrdma_crc32_end(held);
+	return crc;
+}
+
 static void crc32_copy_test(struct kunit *test)
 {
 	crc_copy_check(test, softrdma_crc32_copy);
+	crc_copy_check(test, crc32_copy_in_held);
 #ifdef CONFIG_X86_64
 	if (softrdma_crc32_fold_there())
 		crc_copy_check(test, crc32_fold_copy_only);
