@@ -213,9 +213,10 @@ void softrdma_roce_train_close(struct sk_buff *skb)
  * @hlen: at least the BTH's
  *
  * Over the IP and UDP headers it will have once cut from the train, as
- * softrdma_roce_xmit() builds them and GSO cuts them (softrdma_roce_train_icrc()):
- * the requester sums the payload on from there as it copies it into the
- * train. Return: the CRC (not yet inverted) to go on with.
+ * softrdma_roce_xmit() builds them and GSO cuts them (see
+ * softrdma_roce_train_icrc()): the requester sums the payload on from
+ * there as it copies it into the train. Return: the CRC (not yet
+ * inverted) to go on with.
  */
 u32 softrdma_roce_train_head(bool held, const struct softrdma_roce_net *qn,
 			     u32 i, u32 len, const u8 *bth, u32 hlen)

@@ -150,8 +150,8 @@ static struct socket *softrdma_roce_sock_create(struct net *net, int family)
 {
 	/*
 	 * IPv6 only, so IPv4 packets keep coming to the IPv4 socket. The
-	 * UDP checksum is optional over IPv6 for tunnels (RFC 6935) and
-	 * rxe sends none: packets without one are accepted, ours carry one.
+	 * UDP checksum is optional for tunnels over IPv6 (RFC 6935):
+	 * packets without one are accepted, ours carry one.
 	 */
 	struct udp_port_cfg cfg = {
 		.family = family,

@@ -527,7 +527,7 @@ static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
 		memcpy(d + l.paylen + l.pad, &icrc, sizeof(icrc));
 	}
 	softrdma_crc32_end(held);
-	SOFTRDMA_ROCE_CB(skb)->icrc_done = mr;
+	SOFTRDMA_ROCE_CB(skb)->icrc_done = !!mr;
 	if (mr)
 		softrdma_mr_put(mr);
 	if (err) {
