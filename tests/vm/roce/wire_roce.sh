@@ -19,8 +19,11 @@ test_wire_roce() {
 	tcpdump -i veth0 -w "$TEST_TMP"/wire.pcap udp port 4791 2>/dev/null &
 	local cap=$!
 	sleep 1
-	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 >/dev/null
-	"$PERF" sr1 b sr0 - 10.0.0.2 ib_write_bw -s 65536 -n 20 >/dev/null
+	# Quiet when they pass; what they printed when one fails.
+	"$RCTEST" sr0 ::ffff:10.0.0.1 sr1 ::ffff:10.0.0.2 >"$TEST_TMP"/rc.log 2>&1 ||
+		{ tail -n 30 "$TEST_TMP"/rc.log; false; }
+	"$PERF" sr1 b sr0 - 10.0.0.2 ib_write_bw -s 65536 -n 20 >"$TEST_TMP"/perf.log ||
+		{ cat "$TEST_TMP"/perf.log; false; }
 	sleep 1
 	kill -INT $cap
 	wait $cap
