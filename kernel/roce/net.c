@@ -42,35 +42,37 @@ struct softrdma_net {
 static unsigned int softrdma_net_id;
 
 /**
- * softrdma_roce_rx_netdev - the netdev a received packet is addressed to
+ * softrdma_roce_rx_dev - the softroce device a received packet is for
  * @skb: a packet from our UDP sockets
  *
- * That is the device it came in on, except for loopback to one of our
- * own addresses, which arrives on lo: then the owner of the destination
- * address. Call under rcu_read_lock(). Return: the netdev, or NULL.
+ * That of the netdev it came in on, except for loopback to one of our
+ * own addresses, which arrives on lo: then that of the owner of the
+ * destination address. Call under rcu_read_lock(). Return: the device,
+ * or NULL.
  */
-struct net_device *softrdma_roce_rx_netdev(struct sk_buff *skb)
+struct softrdma_dev *softrdma_roce_rx_dev(struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;
 
-	if (!ndev || !(ndev->flags & IFF_LOOPBACK))
-		return ndev;
-	if (skb->protocol == htons(ETH_P_IPV6))
-		return ipv6_dev_find(dev_net(ndev), &ipv6_hdr(skb)->daddr,
-				     NULL);
-	return __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr, false);
+	if (ndev && (ndev->flags & IFF_LOOPBACK)) {
+		if (skb->protocol == htons(ETH_P_IPV6))
+			ndev = ipv6_dev_find(dev_net(ndev),
+					     &ipv6_hdr(skb)->daddr, NULL);
+		else
+			ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr,
+					     false);
+	}
+	return ndev ? softrdma_dev_by_netdev(ndev, &softrdma_roce_transport) :
+		      NULL;
 }
 
 /* Count a packet dropped before its QP is known against its device. */
 void softrdma_roce_count_drop(struct sk_buff *skb, enum softrdma_counter c)
 {
-	struct softrdma_dev *sdev = NULL;
-	struct net_device *ndev;
+	struct softrdma_dev *sdev;
 
 	rcu_read_lock();
-	ndev = softrdma_roce_rx_netdev(skb);
-	if (ndev)
-		sdev = softrdma_dev_by_netdev(ndev, &softrdma_roce_transport);
+	sdev = softrdma_roce_rx_dev(skb);
 	if (sdev)
 		softrdma_count(sdev, c);
 	rcu_read_unlock();

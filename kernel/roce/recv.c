@@ -110,7 +110,6 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	struct softrdma_bth *bth;
 	struct softrdma_dev *sdev;
 	struct softrdma_qp *qp = NULL;
-	struct net_device *ndev;
 	enum ib_qp_state state;
 	u32 qpn, psn, apsn, len, npkts;
 	u8 op;
@@ -150,8 +149,7 @@ void softrdma_rx_dispatch(struct sk_buff *skb, bool looped)
 	}
 
 	rcu_read_lock();
-	ndev = softrdma_roce_rx_netdev(skb);
-	sdev = ndev ? softrdma_dev_by_netdev(ndev, &softrdma_roce_transport) : NULL;
+	sdev = softrdma_roce_rx_dev(skb);
 	if (sdev && (qpn == SOFTRDMA_MCAST_QPN || softrdma_rx_to_group(skb))) {
 		/*
 		 * To a group: to every QP attached to it (mcast.c). A group
@@ -412,14 +410,11 @@ static struct softrdma_qp *softrdma_rx_train_qp(struct sk_buff *skb, u32 qpn)
 {
 	struct softrdma_qp *qp = NULL;
 	struct softrdma_dev *sdev;
-	struct net_device *ndev;
 
 	if (qpn == SOFTRDMA_MCAST_QPN || softrdma_rx_to_group(skb))
 		return NULL;
 	rcu_read_lock();
-	ndev = softrdma_roce_rx_netdev(skb);
-	sdev = ndev ? softrdma_dev_by_netdev(ndev, &softrdma_roce_transport) :
-		      NULL;
+	sdev = softrdma_roce_rx_dev(skb);
 	if (sdev)
 		qp = xa_load(&sdev->qps, qpn);
 	if (qp && (qp->ibqp.qp_type != IB_QPT_RC ||

@@ -594,7 +594,7 @@ u8 *softrdma_roce_train_data(struct sk_buff *skb);
 int softrdma_roce_xmit(struct softrdma_qp *qp, struct sk_buff *skb);
 int softrdma_roce_xmit_to(struct softrdma_qp *qp, struct sk_buff *skb,
 			  const struct softrdma_roce_net *qn);
-struct net_device *softrdma_roce_rx_netdev(struct sk_buff *skb);
+struct softrdma_dev *softrdma_roce_rx_dev(struct sk_buff *skb);
 void softrdma_roce_count_drop(struct sk_buff *skb, enum softrdma_counter c);
 
 /* icrc.c: the ICRC */
