@@ -200,6 +200,7 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_LOOP_MERGED] = { .name = "loop_merged_packets" },
 	[SOFTRDMA_CNT_GSO_MERGED] = { .name = "gso_merged_packets" },
 	[SOFTRDMA_CNT_RX_TRAIN_PKTS] = { .name = "rx_train_packets" },
+	[SOFTRDMA_CNT_TX_ZCOPY_PKTS] = { .name = "tx_zcopy_packets" },
 	[SOFTRDMA_CNT_RP_CNP_IGNORED] = { .name = "rp_cnp_ignored" },
 	[SOFTRDMA_CNT_SR_OOO_HELD] = { .name = "sr_ooo_held" },
 	[SOFTRDMA_CNT_SR_OOO_DROPS] = { .name = "sr_ooo_drops" },

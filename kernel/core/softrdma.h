@@ -77,6 +77,7 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_LOOP_MERGED,	/* RoCE loop: packets sent in another's skb */
 	SOFTRDMA_CNT_GSO_MERGED,	/* RoCE wire: packets sent in another's GSO skb */
 	SOFTRDMA_CNT_RX_TRAIN_PKTS,	/* RoCE: packets placed from a train taken whole */
+	SOFTRDMA_CNT_TX_ZCOPY_PKTS,	/* RoCE: packets sent with the MR's pages */
 	SOFTRDMA_CNT_RP_CNP_IGNORED,	/* RoCE: CNPs received, not acted on */
 	SOFTRDMA_CNT_SR_OOO_HELD,	/* RoCE SR: packets kept out of order */
 	SOFTRDMA_CNT_SR_OOO_DROPS,	/* RoCE SR: out of order, not kept */

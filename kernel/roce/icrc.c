@@ -160,8 +160,10 @@ void softrdma_roce_train_icrc(struct sk_buff *skb, const struct iphdr *iph,
 			      const struct udphdr *udph, u32 tlen)
 {
 	u32 seg = SOFTRDMA_ROCE_CB(skb)->seg, n = SOFTRDMA_ROCE_CB(skb)->npkts;
-	u8 *bth = softrdma_roce_train_data(skb);
+	u32 off = skb_transport_offset(skb) + sizeof(*udph);
+	bool pieces = skb_shinfo(skb)->nr_frags > 1;
 	struct udphdr udp = *udph;
+	u8 *bth = NULL, *buf;
 	__le32 icrc;
 	struct ipv6hdr ip6;
 	struct iphdr ip;
@@ -172,11 +174,26 @@ void softrdma_roce_train_icrc(struct sk_buff *skb, const struct iphdr *iph,
 		ip = *iph;
 	else
 		ip6 = *ip6h;
+	/*
+	 * A train by reference (req.c), summed for another source address
+	 * than its route took: each packet read into a buffer of its own.
+	 */
+	if (pieces) {
+		softrdma_roce_train_close(skb);
+		bth = kmalloc(seg, GFP_ATOMIC);
+		if (!bth)
+			return;		/* lost to its ICRC, as on a wire */
+	}
+	buf = bth ? bth : softrdma_roce_train_data(skb);
 	/* One hold of the FPU for the train (SOFTRDMA_TRAIN_MAX_BYTES). */
 	held = softrdma_crc32_begin();
-	for (i = 0; i < n; i++, bth += seg) {
+	for (i = 0; i < n; i++, off += seg) {
 		/* From BTH to ICRC. */
 		len = i + 1 < n ? seg : tlen + SOFTRDMA_ICRC_LEN - i * seg;
+		if (pieces)
+			skb_copy_bits(skb, off, bth, len - SOFTRDMA_ICRC_LEN);
+		else
+			bth = buf + i * seg;
 		udp.len = htons(sizeof(udp) + len);
 		if (iph) {
 			ip.id = htons(ntohs(iph->id) + i);
@@ -189,16 +206,29 @@ void softrdma_roce_train_icrc(struct sk_buff *skb, const struct iphdr *iph,
 						len - SOFTRDMA_ICRC_LEN);
 		}
 		icrc = cpu_to_le32(crc);
-		memcpy(bth + len - SOFTRDMA_ICRC_LEN, &icrc, sizeof(icrc));
+		if (pieces)	/* in the train's own page, not the MR's */
+			skb_store_bits(skb, off + len - SOFTRDMA_ICRC_LEN,
+				       &icrc, sizeof(icrc));
+		else
+			memcpy(bth + len - SOFTRDMA_ICRC_LEN, &icrc,
+			       sizeof(icrc));
 	}
 	softrdma_crc32_end(held);
-	softrdma_roce_train_close(skb);
+	if (pieces)
+		kfree(buf);
+	else
+		softrdma_roce_train_close(skb);
 }
 
-/* A train whose ICRCs are written: its length takes in the last one's. */
+/*
+ * A train whose ICRCs are written: its length takes in the last one's,
+ * at the end of its last piece.
+ */
 void softrdma_roce_train_close(struct sk_buff *skb)
 {
-	skb_frag_size_add(&skb_shinfo(skb)->frags[0], SOFTRDMA_ICRC_LEN);
+	struct skb_shared_info *sh = skb_shinfo(skb);
+
+	skb_frag_size_add(&sh->frags[sh->nr_frags - 1], SOFTRDMA_ICRC_LEN);
 	skb->len += SOFTRDMA_ICRC_LEN;
 	skb->data_len += SOFTRDMA_ICRC_LEN;
 }

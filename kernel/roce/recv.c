@@ -289,13 +289,40 @@ drop:
  * QP that is not RC, is cut as UDP would have cut it.
  */
 struct softrdma_rx_train {
-	const u8 *base;		/* the first packet's BTH */
+	skb_frag_t frags[MAX_SKB_FRAGS];	/* the packets, as they came */
+	u32 nr_frags;
 	u32 seg;		/* bytes from one BTH to the next */
 	u32 tot;		/* bytes of all the packets */
 	u32 nhlen;		/* the IP header's */
-	u32 foff, flen;		/* the fragment that holds them */
 	u16 id0;		/* the first packet's IPv4 ID */
 };
+
+/*
+ * The piece of @t that holds byte @*off of its packets; @*off becomes the
+ * byte's offset in it.
+ */
+static const skb_frag_t *softrdma_rx_train_at(const struct softrdma_rx_train *t,
+					      u32 *off)
+{
+	const skb_frag_t *f = t->frags;
+
+	while (*off >= skb_frag_size(f))
+		*off -= skb_frag_size(f++);
+	return f;
+}
+
+/* Copy @len bytes of @t's packets, from byte @off on, to @to. */
+static void softrdma_rx_train_read(const struct softrdma_rx_train *t,
+				   u32 off, u8 *to, u32 len)
+{
+	const skb_frag_t *f = softrdma_rx_train_at(t, &off);
+	u32 n;
+
+	for (; len; f++, off = 0, to += n, len -= n) {
+		n = min(len, skb_frag_size(f) - off);
+		memcpy(to, skb_frag_address(f) + off, n);
+	}
+}
 
 /* The most a view takes into the linear part: BTH, RETH, ImmDt. */
 #define SOFTRDMA_RX_VIEW_HDR	(SOFTRDMA_BTH_LEN + SOFTRDMA_RETH_LEN + \
@@ -341,7 +368,7 @@ static void softrdma_rx_cut_copy(struct sk_buff *skb,
 		return;		/* lost, as on a wire */
 	nh = skb_put(p, hlen + slen);
 	memcpy(nh, skb_network_header(skb), hlen);
-	memcpy(nh + hlen, t->base + start, slen);
+	softrdma_rx_train_read(t, start, nh + hlen, slen);
 	softrdma_rx_cut_headers(skb, t, nh, i, slen);
 	skb_reset_network_header(p);
 	skb_set_transport_header(p, t->nhlen);
@@ -378,27 +405,27 @@ static void softrdma_rx_segment(struct sock *sk, struct sk_buff *skb)
 /*
  * Is @skb a train in the layout a view needs: UDP header alone in the
  * linear part (with room after it for a view's headers), the packets in
- * one fragment? Fills in @t.
+ * pieces (one, as a copied train is, or a train by reference's headers
+ * and pages)? Fills in @t.
  */
 static bool softrdma_rx_train_in_place(struct sk_buff *skb,
 				       struct softrdma_rx_train *t)
 {
 	struct skb_shared_info *sh = skb_shinfo(skb);
-	skb_frag_t *frag;
 
 	if (IS_ENABLED(CONFIG_HIGHMEM) || !(sh->gso_type & SKB_GSO_UDP_L4) ||
 	    t->seg < SOFTRDMA_BTH_LEN + SOFTRDMA_ICRC_LEN ||
-	    skb_headlen(skb) != sizeof(struct udphdr) || sh->nr_frags != 1 ||
-	    skb_has_frag_list(skb))
+	    t->tot < SOFTRDMA_BTH_LEN + SOFTRDMA_ICRC_LEN ||
+	    skb_headlen(skb) != sizeof(struct udphdr) ||
+	    !sh->nr_frags || skb_has_frag_list(skb))
 		return false;
 	/* A view writes headers into the linear part: our own copy of it. */
 	if ((skb_cloned(skb) || skb_tailroom(skb) < SOFTRDMA_RX_VIEW_HDR) &&
 	    pskb_expand_head(skb, 0, SOFTRDMA_RX_VIEW_HDR, GFP_ATOMIC))
 		return false;
-	frag = &skb_shinfo(skb)->frags[0];
-	t->foff = skb_frag_off(frag);
-	t->flen = skb_frag_size(frag);
-	t->base = skb_frag_address(frag);
+	sh = skb_shinfo(skb);
+	t->nr_frags = sh->nr_frags;
+	memcpy(t->frags, sh->frags, t->nr_frags * sizeof(*t->frags));
 	t->nhlen = skb_transport_header(skb) - skb_network_header(skb);
 	if (skb->protocol == htons(ETH_P_IP))
 		t->id0 = ntohs(ip_hdr(skb)->id);
@@ -462,27 +489,49 @@ static bool softrdma_rx_view_take(struct softrdma_qp *qp, struct sk_buff *skb,
 	return take;
 }
 
+/*
+ * Make @skb's pieces the @len bytes of @t's packets from byte @off on
+ * (@len at least 1: a view's payload, pad and ICRC).
+ */
+static void softrdma_rx_view_frags(struct sk_buff *skb,
+				   const struct softrdma_rx_train *t, u32 off,
+				   u32 len)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	const skb_frag_t *f = softrdma_rx_train_at(t, &off);
+	skb_frag_t *to = sh->frags;
+	u32 n;
+
+	skb->data_len = len;
+	for (; len; f++, to++, off = 0, len -= n) {
+		n = min(len, skb_frag_size(f) - off);
+		*to = *f;
+		skb_frag_off_add(to, off);
+		skb_frag_size_set(to, n);
+	}
+	sh->nr_frags = to - sh->frags;
+}
+
 /* Packet @i of @t to @qp from @skb made its view; false: not taken. */
 static bool softrdma_rx_view(struct softrdma_qp *qp, struct sk_buff *skb,
 			     const struct softrdma_rx_train *t, u32 i, u32 qpn)
 {
 	u32 start = i * t->seg, slen = min(t->seg, t->tot - start), hlen;
-	const struct softrdma_bth *bth = (const void *)(t->base + start);
-	skb_frag_t *frag = &skb_shinfo(skb)->frags[0];
+	/* @skb->data is the UDP header, the linear part's end its own. */
+	const struct softrdma_bth *bth = (const void *)(skb->data +
+							sizeof(struct udphdr));
 	bool taken;
 
-	if (slen < SOFTRDMA_BTH_LEN + SOFTRDMA_ICRC_LEN ||
-	    !softrdma_rx_op_pieces(bth->opcode) ||
+	if (slen < SOFTRDMA_BTH_LEN + SOFTRDMA_ICRC_LEN)
+		return false;
+	hlen = min_t(u32, SOFTRDMA_RX_VIEW_HDR, slen - SOFTRDMA_ICRC_LEN);
+	softrdma_rx_train_read(t, start, (u8 *)bth, hlen);
+	if (!softrdma_rx_op_pieces(bth->opcode) ||
 	    (ntohl(bth->qpn) & SOFTRDMA_QPN_MASK) != qpn)
 		return false;
-	hlen = min(SOFTRDMA_BTH_LEN + softrdma_rx_ext_len(bth->opcode),
-		   slen - SOFTRDMA_ICRC_LEN);
-	/* @skb->data is the UDP header, the linear part's end its own. */
-	memcpy(skb->data + sizeof(struct udphdr), bth, hlen);
+	hlen = min(SOFTRDMA_BTH_LEN + softrdma_rx_ext_len(bth->opcode), hlen);
 	skb_set_tail_pointer(skb, sizeof(struct udphdr) + hlen);
-	skb_frag_off_set(frag, t->foff + start + hlen);
-	skb_frag_size_set(frag, slen - hlen);
-	skb->data_len = slen - hlen;
+	softrdma_rx_view_frags(skb, t, start + hlen, slen - hlen);
 	skb->len = sizeof(struct udphdr) + slen;
 	softrdma_rx_cut_headers(skb, t, skb_network_header(skb), i, slen);
 	__skb_pull(skb, sizeof(struct udphdr));
@@ -505,12 +554,13 @@ void softrdma_rx_train(struct sock *sk, struct sk_buff *skb)
 		.tot = skb->len - sizeof(struct udphdr),
 	};
 	struct softrdma_qp *qp = NULL;
+	struct skb_shared_info *sh;
+	struct softrdma_bth bth;
 	u32 i, n, qpn;
-	skb_frag_t *frag;
 
 	if (softrdma_rx_train_in_place(skb, &t)) {
-		qpn = ntohl(((const struct softrdma_bth *)t.base)->qpn) &
-		      SOFTRDMA_QPN_MASK;
+		softrdma_rx_train_read(&t, 0, (u8 *)&bth, sizeof(bth));
+		qpn = ntohl(bth.qpn) & SOFTRDMA_QPN_MASK;
 		qp = softrdma_rx_train_qp(skb, qpn);
 	}
 	if (!qp) {
@@ -524,11 +574,11 @@ void softrdma_rx_train(struct sock *sk, struct sk_buff *skb)
 	}
 	softrdma_qp_put(qp);
 	/* The train as it came, for its freeing. */
-	frag = &skb_shinfo(skb)->frags[0];
-	skb_frag_off_set(frag, t.foff);
-	skb_frag_size_set(frag, t.flen);
+	sh = skb_shinfo(skb);
+	memcpy(sh->frags, t.frags, t.nr_frags * sizeof(*t.frags));
+	sh->nr_frags = t.nr_frags;
 	skb_set_tail_pointer(skb, sizeof(struct udphdr));
-	skb->data_len = t.flen;
-	skb->len = sizeof(struct udphdr) + t.flen;
+	skb->data_len = t.tot;
+	skb->len = sizeof(struct udphdr) + t.tot;
 	consume_skb(skb);
 }

@@ -467,12 +467,121 @@ static struct softrdma_mr *softrdma_req_train_mr(struct softrdma_qp *qp,
 }
 
 /*
+ * Pieces of @len bytes of payload in @nbv pages @bv once cut into
+ * packets of @mtu bytes each (a page's run split where a packet ends).
+ */
+static u32 softrdma_req_ref_pieces(const struct bio_vec *bv, u32 nbv,
+				   u32 mtu)
+{
+	u32 i, pos = 0, n = 0;
+
+	for (i = 0; i < nbv; i++) {
+		n += (pos + bv[i].bv_len - 1) / mtu - pos / mtu + 1;
+		pos += bv[i].bv_len;
+	}
+	return n;
+}
+
+/*
+ * A train of an RC QP whose payload stays in the MR's pages, not copied:
+ * packets @pkt to @pkt + @n - 1 of the WQE in @slot, their payload the
+ * @end - @off0 bytes at @addr of @mr. Headers, pads and ICRCs go in a
+ * page of the train's own, those between two packets' payloads one
+ * piece, so that the train has n + 1 pieces of them and the payload's.
+ * Each packet's ICRC is summed over its cut headers
+ * (softrdma_roce_train_head()) and its payload read in place, in one hold
+ * of the FPU. The WQE completes only once the peer has the packets (RC:
+ * acknowledged), and the page references keep them in memory whatever
+ * the application does meanwhile (as softrdma_req_ref_skb()'s).
+ *
+ * Return: the train, its last ICRC room outside its length (as
+ * softrdma_roce_alloc_train()'s); NULL to copy instead (more pieces than
+ * an skb takes, a page that must not go by reference, no memory).
+ */
+static struct sk_buff *softrdma_req_ref_train(struct softrdma_qp *qp,
+					      u32 slot, u32 pkt, u32 n,
+					      struct softrdma_mr *mr, u64 addr,
+					      u32 len)
+{
+	struct softrdma_swqe *s = &qp->swqe[slot];
+	u32 mtu = softrdma_mtu(qp), nbv, i, j, h = 0, hstart = 0, boff = 0;
+	u32 plen, left, take, crc, nfrag = 0;
+	struct bio_vec bv[MAX_SKB_FRAGS];
+	struct softrdma_req_pkt l;
+	struct sk_buff *skb;
+	struct page *hpage;
+	bool held;
+	__le32 icrc;
+	u8 *hdr, *va;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC || n + 1 >= MAX_SKB_FRAGS)
+		return NULL;
+	nbv = softrdma_mr_pages(mr, addr, len, bv, MAX_SKB_FRAGS - n - 1);
+	if (!nbv || softrdma_req_ref_pieces(bv, nbv, mtu) + n + 1 >
+		    MAX_SKB_FRAGS)
+		return NULL;
+	hpage = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+	if (!hpage)
+		return NULL;
+	skb = softrdma_roce_alloc_skb(qp, 0);
+	if (!skb) {
+		__free_page(hpage);
+		return NULL;
+	}
+	hdr = page_address(hpage);
+	held = softrdma_crc32_begin();
+	for (i = 0, j = 0; i < n; i++) {
+		plen = softrdma_req_layout(qp, s, pkt + i, 1, &l);
+		softrdma_req_headers(qp, s, pkt + i, 1, &l, hdr + h);
+		crc = softrdma_roce_train_head(held, &to_rqp(qp)->net, i, plen,
+					       hdr + h, l.hlen);
+		h += l.hlen;
+		get_page(hpage);
+		skb_add_rx_frag(skb, nfrag++, hpage, hstart, h - hstart,
+				h - hstart);
+		for (left = l.paylen; left; left -= take) {
+			take = min(left, bv[j].bv_len - boff);
+			get_page(bv[j].bv_page);
+			skb_add_rx_frag(skb, nfrag++, bv[j].bv_page,
+					bv[j].bv_offset + boff, take, take);
+			va = kmap_local_page(bv[j].bv_page);
+			crc = softrdma_crc32_in(held, crc,
+						va + bv[j].bv_offset + boff,
+						take);
+			kunmap_local(va);
+			boff += take;
+			if (boff == bv[j].bv_len) {
+				j++;
+				boff = 0;
+			}
+		}
+		memset(hdr + h, 0, l.pad);
+		crc = softrdma_crc32_in(held, crc, hdr + h, l.pad);
+		icrc = cpu_to_le32(~crc);
+		hstart = h;
+		h += l.pad;
+		/* The last one's goes in at softrdma_roce_train_close(). */
+		memcpy(hdr + h, &icrc, sizeof(icrc));
+		if (i + 1 < n)
+			h += sizeof(icrc);
+	}
+	softrdma_crc32_end(held);
+	/* The last pad, maybe none: the piece the last ICRC extends. */
+	skb_add_rx_frag(skb, nfrag, hpage, hstart, h - hstart, h - hstart);
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	softrdma_count_add(qp->sdev, SOFTRDMA_CNT_TX_ZCOPY_PKTS, n);
+	return skb;
+}
+
+/*
  * Transmit packets @pkt to @pkt + @n - 1 (softrdma_req_train(), @seg bytes
  * each) of the WQE at index @idx in one skb: each with its own headers,
- * payload, pad and room for its ICRC (net.c writes it), the last one's
- * but its ICRC. -E2BIG: no memory for so large an skb; send them alone.
- * Other errors are softrdma_req_payload()'s (-EBUSY: an ODP MR's pages
- * are being faulted in).
+ * payload, pad and room for its ICRC (net.c writes it, or we do), the
+ * last one's but its ICRC; an RC QP's payload by reference where it can
+ * be (softrdma_req_ref_train()), else copied in. -E2BIG: no memory for
+ * so large an skb; send them alone. Other errors are
+ * softrdma_req_payload()'s (-EBUSY: an ODP MR's pages are being faulted
+ * in).
  */
 static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
 				   u32 n, u32 seg)
@@ -481,7 +590,7 @@ static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
 	struct softrdma_swqe *s = &qp->swqe[slot];
 	struct softrdma_req_pkt l;
 	struct softrdma_mr *mr;
-	struct sk_buff *skb;
+	struct sk_buff *skb = NULL;
 	u32 i, len, off0, end, plen, crc;
 	bool held = false;
 	__le32 icrc;
@@ -490,16 +599,22 @@ static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
 	u8 *p, *d;
 
 	len = (n - 1) * seg + softrdma_req_layout(qp, s, pkt + n - 1, 1, &l);
-	skb = softrdma_roce_alloc_train(qp, len - SOFTRDMA_ICRC_LEN);
-	if (!skb)
-		return -E2BIG;
 	end = l.off + l.paylen;
 	softrdma_req_layout(qp, s, pkt, 1, &l);
 	off0 = l.off;
 	mr = softrdma_req_train_mr(qp, slot, off0, end, &addr);
-	if (IS_ERR(mr)) {
-		kfree_skb(skb);
+	if (IS_ERR(mr))
 		return PTR_ERR(mr);
+	if (mr)
+		skb = softrdma_req_ref_train(qp, slot, pkt, n, mr, addr,
+					     end - off0);
+	if (skb)
+		goto built;
+	skb = softrdma_roce_alloc_train(qp, len - SOFTRDMA_ICRC_LEN);
+	if (!skb) {
+		if (mr)
+			softrdma_mr_put(mr);
+		return -E2BIG;
 	}
 	p = softrdma_roce_train_data(skb);
 	/*
@@ -527,13 +642,14 @@ static int softrdma_req_xmit_train(struct softrdma_qp *qp, u32 idx, u32 pkt,
 		memcpy(d + l.paylen + l.pad, &icrc, sizeof(icrc));
 	}
 	softrdma_crc32_end(held);
-	SOFTRDMA_ROCE_CB(skb)->icrc_done = !!mr;
-	if (mr)
-		softrdma_mr_put(mr);
 	if (err) {
 		kfree_skb(skb);
 		return err;
 	}
+built:
+	SOFTRDMA_ROCE_CB(skb)->icrc_done = !!mr;
+	if (mr)
+		softrdma_mr_put(mr);
 	SOFTRDMA_ROCE_CB(skb)->npkts = n;
 	SOFTRDMA_ROCE_CB(skb)->seg = seg;
 	if (softrdma_roce_xmit(qp, skb) == -EAGAIN)
