@@ -321,6 +321,73 @@ static struct pernet_operations softrdma_net_ops = {
 /* A page of zeroes for the pad and ICRC room of bursts by reference. */
 static struct page *softrdma_roce_zeroes;
 
+/*
+ * Pages for trains, kept for the next train once the skbs of the last one
+ * are gone (the page's count is our reference alone): no allocation and
+ * no zeroing (init_on_alloc) a train. A few a CPU of each size: [0] one
+ * page (a train by reference's headers, a short train), [1] one that
+ * takes SOFTRDMA_TRAIN_MAX_BYTES.
+ */
+#define SOFTRDMA_TRAIN_PAGES	4
+#define SOFTRDMA_TRAIN_ORDER	get_order(SOFTRDMA_TRAIN_MAX_BYTES)
+
+struct softrdma_train_pages {
+	struct page *page[SOFTRDMA_TRAIN_PAGES];
+};
+
+static DEFINE_PER_CPU(struct softrdma_train_pages[2], softrdma_train_pages);
+
+/**
+ * softrdma_roce_train_page - a page for a train, with a reference
+ * @order: 0, or at most SOFTRDMA_TRAIN_ORDER (given that order)
+ *
+ * Its content is what its last train left there.
+ *
+ * Return: the page, or NULL (no memory now).
+ */
+struct page *softrdma_roce_train_page(unsigned int order)
+{
+	struct softrdma_train_pages *tp;
+	struct page *page, **empty = NULL;
+	unsigned int i;
+
+	if (order)
+		order = SOFTRDMA_TRAIN_ORDER;
+	local_bh_disable();
+	tp = this_cpu_ptr(&softrdma_train_pages[!!order]);
+	for (i = 0; i < SOFTRDMA_TRAIN_PAGES; i++) {
+		page = tp->page[i];
+		if (!page) {
+			empty = empty ?: &tp->page[i];
+		} else if (page_ref_count(page) == 1) {
+			get_page(page);
+			goto out;
+		}
+	}
+	page = alloc_pages(GFP_ATOMIC | __GFP_COMP | __GFP_NOWARN, order);
+	if (page && empty) {
+		get_page(page);
+		*empty = page;
+	}
+out:
+	local_bh_enable();
+	return page;
+}
+
+static void softrdma_roce_train_pages_free(void)
+{
+	struct softrdma_train_pages *tp;
+	unsigned int cpu, i, j;
+
+	for_each_possible_cpu(cpu) {
+		tp = per_cpu(softrdma_train_pages, cpu);
+		for (i = 0; i < 2; i++)
+			for (j = 0; j < SOFTRDMA_TRAIN_PAGES; j++)
+				if (tp[i].page[j])
+					put_page(tp[i].page[j]);
+	}
+}
+
 int softrdma_roce_init(void)
 {
 	int err;
@@ -340,6 +407,7 @@ void softrdma_roce_exit(void)
 	/* Our sockets' data_ready calls that had begun are over. */
 	synchronize_net();
 	put_page(softrdma_roce_zeroes);
+	softrdma_roce_train_pages_free();
 }
 
 /**
@@ -416,19 +484,18 @@ struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 struct sk_buff *softrdma_roce_alloc_train(struct softrdma_qp *qp,
 					  unsigned int len)
 {
-	unsigned int order = get_order(len + SOFTRDMA_ICRC_LEN);
 	struct sk_buff *skb;
 	struct page *page;
 
-	page = alloc_pages(GFP_ATOMIC | __GFP_COMP | __GFP_NOWARN, order);
+	page = softrdma_roce_train_page(get_order(len + SOFTRDMA_ICRC_LEN));
 	if (!page)
 		return NULL;
 	skb = softrdma_roce_alloc(qp, 0, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb) {
-		__free_pages(page, order);
+		put_page(page);
 		return NULL;
 	}
-	skb_add_rx_frag(skb, 0, page, 0, len, PAGE_SIZE << order);
+	skb_add_rx_frag(skb, 0, page, 0, len, page_size(page));
 	return skb;
 }
 

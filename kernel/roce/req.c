@@ -520,12 +520,12 @@ static struct sk_buff *softrdma_req_ref_train(struct softrdma_qp *qp,
 	if (!nbv || softrdma_req_ref_pieces(bv, nbv, mtu) + n + 1 >
 		    MAX_SKB_FRAGS)
 		return NULL;
-	hpage = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+	hpage = softrdma_roce_train_page(0);
 	if (!hpage)
 		return NULL;
 	skb = softrdma_roce_alloc_skb(qp, 0);
 	if (!skb) {
-		__free_page(hpage);
+		put_page(hpage);
 		return NULL;
 	}
 	hdr = page_address(hpage);

@@ -588,6 +588,7 @@ void softrdma_roce_dev_exit(struct softrdma_dev *sdev);
 struct sk_buff *softrdma_roce_alloc_skb(struct softrdma_qp *qp,
 					unsigned int len);
 extern bool softrdma_roce_gso;
+struct page *softrdma_roce_train_page(unsigned int order);
 struct sk_buff *softrdma_roce_alloc_train(struct softrdma_qp *qp,
 					  unsigned int len);
 u8 *softrdma_roce_train_data(struct sk_buff *skb);
