@@ -324,11 +324,11 @@ static struct page *softrdma_roce_zeroes;
 /*
  * Pages for trains, kept for the next train once the skbs of the last one
  * are gone (the page's count is our reference alone): no allocation and
- * no zeroing (init_on_alloc) a train. A few a CPU of each size: [0] one
+ * no zeroing (init_on_alloc) a train. Eight a CPU of each size: [0] one
  * page (a train by reference's headers, a short train), [1] one that
  * takes SOFTRDMA_TRAIN_MAX_BYTES.
  */
-#define SOFTRDMA_TRAIN_PAGES	4
+#define SOFTRDMA_TRAIN_PAGES	8
 #define SOFTRDMA_TRAIN_ORDER	get_order(SOFTRDMA_TRAIN_MAX_BYTES)
 
 struct softrdma_train_pages {
