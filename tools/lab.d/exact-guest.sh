@@ -228,6 +228,14 @@ stack_rdma() {
 }
 
 wire_at veth
+# Each end knows the other's MAC address for good: no neighbour entry
+# goes stale, is probed and confirmed (ARP's timers are randomized, so
+# their work would fall on different phases in different boots; TCP
+# confirms its neighbours, a UDP encapsulation does not).
+ip neigh replace 10.0.0.2 lladdr "$(ip netns exec b cat /sys/class/net/veth1/address)" \
+	dev veth0 nud permanent
+ip netns exec b ip neigh replace 10.0.0.1 lladdr "$(cat /sys/class/net/veth0/address)" \
+	dev veth1 nud permanent
 # BENCH_ROWS=none: no lossless table (the loss table alone, say).
 rows=${BENCH_ROWS:-tcp siw softiwarp rxe-sr softroce softroce-odp}
 mtus=${BENCH_MTUS:-1500 9000}
