@@ -205,6 +205,7 @@ static const struct rdma_stat_desc softrdma_counter_descs[] = {
 	[SOFTRDMA_CNT_SR_OOO_HELD] = { .name = "sr_ooo_held" },
 	[SOFTRDMA_CNT_SR_OOO_DROPS] = { .name = "sr_ooo_drops" },
 	[SOFTRDMA_CNT_SR_RETRANSMITS] = { .name = "sr_retransmits" },
+	[SOFTRDMA_CNT_GBN_CUTS] = { .name = "gbn_window_cuts" },
 	/* mlx5's names for the same events (DCQCN's NP and RP). */
 	[SOFTRDMA_CNT_NP_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
 	[SOFTRDMA_CNT_NP_CNP_SENT] = { .name = "np_cnp_sent" },

@@ -82,6 +82,7 @@ enum softrdma_counter {
 	SOFTRDMA_CNT_SR_OOO_HELD,	/* RoCE SR: packets kept out of order */
 	SOFTRDMA_CNT_SR_OOO_DROPS,	/* RoCE SR: out of order, not kept */
 	SOFTRDMA_CNT_SR_RETRANSMITS,	/* RoCE SR: packets a NAK sent again */
+	SOFTRDMA_CNT_GBN_CUTS,		/* RoCE go-back-N: loss window cuts */
 	SOFTRDMA_CNT_NP_ECN_MARKED,	/* RoCE: packets received marked CE */
 	SOFTRDMA_CNT_NP_CNP_SENT,	/* RoCE: CNPs sent for them */
 	SOFTRDMA_CNT_RP_CNP_HANDLED,	/* RoCE: CNPs that slowed a QP */

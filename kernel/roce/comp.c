@@ -31,6 +31,8 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 	if (qp->req.comp_idx != qp->req.send_idx &&
 	    softrdma_psn_diff(next, softrdma_req_una(qp)) > 0) {
 		/* Progress inside a long message. */
+		softrdma_req_acked(qp,
+				   softrdma_psn_diff(next, softrdma_req_una(qp)));
 		rqp->req.una_psn = next;
 		rqp->req.retries = 0;
 		/*
@@ -210,7 +212,7 @@ void softrdma_comp_rcv(struct softrdma_qp *qp, u8 op, u8 flags,
 			if (softrdma_roce_sr(rqp))
 				softrdma_req_resend_nak(qp, psn);
 			else
-				softrdma_req_resend(qp, qp->req.comp_idx, psn);
+				softrdma_req_gbn_loss(qp, psn, false);
 			return;
 		}
 		softrdma_sq_complete(qp, qp->req.comp_idx,

@@ -32,6 +32,12 @@
 #define SOFTRDMA_REQ_WINDOW	256
 #define SOFTRDMA_REQ_ACK_EVERY	64
 /*
+ * Go-back-N's loss window after a timeout. Two packets, each asking for
+ * an ACK: a path that lost a window's burst takes a small one, and ACKs
+ * open it again by what they acknowledge, doubling it a round trip.
+ */
+#define SOFTRDMA_REQ_CWND_MIN	2
+/*
  * The shortest measured retransmission timeout (selective repeat): a few
  * round trips of a host's stack and the peer's ACK coalescing (one receive
  * batch, or SOFTRDMA_REQ_ACK_EVERY packets of a long message, which the
@@ -40,6 +46,18 @@
 #define SOFTRDMA_RTO_MIN_US	250
 /* The responder keeps, for selective repeat, whatever the window sends. */
 static_assert(SOFTRDMA_REQ_WINDOW <= SOFTRDMA_SR_WIN);
+
+/*
+ * Packets of a message between requests for an ACK: SOFTRDMA_REQ_ACK_EVERY,
+ * or fewer in a window cut smaller, so that ACKs open it again before it
+ * is full.
+ */
+static u32 softrdma_req_ack_every(const struct softrdma_roce_qp *rqp)
+{
+	if (likely(rqp->req.cwnd >= 2 * SOFTRDMA_REQ_ACK_EVERY))
+		return SOFTRDMA_REQ_ACK_EVERY;
+	return max(rqp->req.cwnd / 2, 1U);
+}
 
 static u32 softrdma_rc_opcode(u32 wr_opcode, bool first, bool last)
 {
@@ -91,7 +109,7 @@ static bool softrdma_req_merges(const struct softrdma_swqe *s)
 static u32 softrdma_req_room(struct softrdma_qp *qp,
 			     const struct softrdma_swqe *s, u32 pkt)
 {
-	return SOFTRDMA_REQ_WINDOW -
+	return to_rqp(qp)->req.cwnd -
 	       softrdma_psn_diff(softrdma_psn_add(s->first_psn, pkt),
 				 softrdma_req_una(qp));
 }
@@ -252,6 +270,7 @@ static u8 *softrdma_req_headers(struct softrdma_qp *qp,
 {
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC, last = pkt + n == s->npkts;
 	u8 *end = p + l->hlen, flags = l->pad << SOFTRDMA_BTH_PAD_SHIFT;
+	u32 every = softrdma_req_ack_every(to_rqp(qp));
 	u32 op = l->op;
 
 	if (last && (s->wqe.flags & SOFTRDMA_WQE_SOLICITED))
@@ -265,8 +284,7 @@ static u8 *softrdma_req_headers(struct softrdma_qp *qp,
 			       softrdma_wire_op(qp, op),
 			  flags, qp->attrs.dest_qp_num,
 			  softrdma_psn_add(s->first_psn, pkt),
-			  !uc && (last || (pkt + n) / SOFTRDMA_REQ_ACK_EVERY !=
-				  pkt / SOFTRDMA_REQ_ACK_EVERY));
+			  !uc && (last || (pkt + n) / every != pkt / every));
 	p += SOFTRDMA_BTH_LEN;
 	if (qp->ibqp.qp_type == IB_QPT_XRC_INI) {
 		softrdma_xrceth_fill((struct softrdma_xrceth *)p,
@@ -674,7 +692,39 @@ u32 softrdma_req_una(struct softrdma_qp *qp)
 static bool softrdma_req_window_open(struct softrdma_qp *qp, u32 psn)
 {
 	return softrdma_psn_diff(psn, softrdma_req_una(qp)) <
-	       SOFTRDMA_REQ_WINDOW;
+	       to_rqp(qp)->req.cwnd;
+}
+
+/* A QP's window, whole, as it enters RTS. */
+void softrdma_req_window_reset(struct softrdma_roce_qp *rqp)
+{
+	rqp->req.cwnd = SOFTRDMA_REQ_WINDOW;
+	rqp->req.ssthresh = SOFTRDMA_REQ_WINDOW;
+	rqp->req.cwnd_acked = 0;
+	rqp->req.gbn_recover = rqp->req.psn;
+	rqp->req.gbn_resend = false;
+}
+
+/*
+ * ACKs acknowledged @n more packets: go-back-N's window grows, by @n below
+ * ssthresh, then by one for each window's worth acknowledged.
+ */
+void softrdma_req_acked(struct softrdma_qp *qp, u32 n)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	if (rqp->req.cwnd >= SOFTRDMA_REQ_WINDOW)
+		return;
+	if (rqp->req.cwnd < rqp->req.ssthresh) {
+		rqp->req.cwnd = min(rqp->req.cwnd + n, SOFTRDMA_REQ_WINDOW);
+		return;
+	}
+	rqp->req.cwnd_acked += n;
+	while (rqp->req.cwnd_acked >= rqp->req.cwnd &&
+	       rqp->req.cwnd < SOFTRDMA_REQ_WINDOW) {
+		rqp->req.cwnd_acked -= rqp->req.cwnd;
+		rqp->req.cwnd++;
+	}
 }
 
 /* Is the WQE at send_idx - 1 only partly sent (the window was full)? */
@@ -769,39 +819,90 @@ void softrdma_req_arm_timer(struct softrdma_qp *qp)
 }
 
 /*
- * Send every packet of the WQEs from @from on again (go back N), starting
- * at @psn if it falls inside the first of them.
+ * Go back N: send again, from gbn_next on, what was sent before and the
+ * window takes now; the rest as ACKs open it (softrdma_req_run()).
  */
-void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn)
+static void softrdma_req_resend_more(struct softrdma_qp *qp)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
-	u32 idx, pkt;
+	u32 idx, pkt, psn;
 
-	rqp->req.rtt_open = false;	/* Karn: no sample across a resend */
-	for (idx = from; idx != qp->req.send_idx; idx++) {
+	/* What ACKs acknowledged meanwhile is not sent again. */
+	if (qp->req.comp_idx != qp->req.send_idx &&
+	    softrdma_psn_diff(rqp->req.gbn_next, softrdma_req_una(qp)) < 0)
+		rqp->req.gbn_next = softrdma_req_una(qp);
+	for (idx = qp->req.comp_idx; idx != qp->req.send_idx; idx++) {
 		struct softrdma_swqe *s =
 			&qp->swqe[idx & (qp->sq.num_slots - 1)];
 
+		if (softrdma_psn_diff(rqp->req.gbn_next, s->last_psn) > 0)
+			continue;
 		pkt = 0;
-		if (idx == from && softrdma_psn_diff(psn, s->first_psn) > 0 &&
-		    softrdma_psn_diff(psn, s->last_psn) <= 0)
-			pkt = softrdma_psn_diff(psn, s->first_psn);
+		if (softrdma_psn_diff(rqp->req.gbn_next, s->first_psn) > 0)
+			pkt = softrdma_psn_diff(rqp->req.gbn_next,
+						s->first_psn);
 		for (; pkt < s->npkts; pkt++) {
 			if (idx + 1 == qp->req.send_idx &&
 			    pkt >= rqp->req.tx_pkt)
-				break;	/* not sent yet: req_run sends it */
+				goto done;	/* not sent yet: req_run's */
+			psn = softrdma_psn_add(s->first_psn, pkt);
+			if (!softrdma_req_window_open(qp, psn))
+				return;
 			if (s->wqe.opcode == IB_WR_RDMA_READ) {
 				/* Ask only for the responses still missing. */
 				if (idx == qp->req.comp_idx)
-					pkt = rqp->req.read_off / softrdma_mtu(qp);
+					pkt = rqp->req.read_off /
+					      softrdma_mtu(qp);
 				softrdma_req_xmit(qp, idx, pkt, 1);
+				rqp->req.gbn_next =
+					softrdma_psn_add(s->last_psn, 1);
 				break;
 			}
 			softrdma_req_xmit(qp, idx, pkt, 1);
+			rqp->req.gbn_next = softrdma_psn_add(psn, 1);
 		}
 	}
-	if (qp->req.comp_idx != qp->req.send_idx)
-		softrdma_req_arm_timer(qp);
+done:
+	rqp->req.gbn_resend = false;
+}
+
+/*
+ * Send every packet from @psn (in the oldest WQE, or past it) on again (go
+ * back N), as the window takes them.
+ */
+void softrdma_req_resend(struct softrdma_qp *qp, u32 psn)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	rqp->req.rtt_open = false;	/* Karn: no sample across a resend */
+	if (qp->req.comp_idx == qp->req.send_idx)
+		return;
+	rqp->req.gbn_next = psn;
+	rqp->req.gbn_resend = true;
+	softrdma_req_resend_more(qp);
+	softrdma_req_arm_timer(qp);
+}
+
+/*
+ * Go back N after a loss at @psn: the responder NAKed it (a sequence
+ * error), or, @timeout, nothing came back in time. The window is cut
+ * (a NAK's once a loss), and what was sent from @psn on goes again.
+ */
+void softrdma_req_gbn_loss(struct softrdma_qp *qp, u32 psn, bool timeout)
+{
+	struct softrdma_roce_qp *rqp = to_rqp(qp);
+
+	if (timeout ||
+	    softrdma_psn_diff(psn, rqp->req.gbn_recover) >= 0) {
+		rqp->req.ssthresh = max(rqp->req.cwnd / 2,
+					SOFTRDMA_REQ_CWND_MIN);
+		rqp->req.cwnd = timeout ? SOFTRDMA_REQ_CWND_MIN :
+					  rqp->req.ssthresh;
+		rqp->req.cwnd_acked = 0;
+		rqp->req.gbn_recover = rqp->req.psn;
+		softrdma_count(qp->sdev, SOFTRDMA_CNT_GBN_CUTS);
+	}
+	softrdma_req_resend(qp, psn);
 }
 
 /* A PSN sent again, and when (ktime_get_ns() >> 10, about us). */
@@ -944,7 +1045,7 @@ enum hrtimer_restart softrdma_req_timeout(struct hrtimer *t)
 	if (rqp->req.rnr_wait) {
 		/* The RNR delay is over: not a retry of retry_cnt's. */
 		rqp->req.rnr_wait = false;
-		softrdma_req_resend(qp, qp->req.comp_idx, rqp->req.rnr_psn);
+		softrdma_req_resend(qp, rqp->req.rnr_psn);
 		goto out;
 	}
 	if (softrdma_req_rto_ns(qp) < softrdma_req_ibta_ns(qp)) {
@@ -974,8 +1075,7 @@ enum hrtimer_restart softrdma_req_timeout(struct hrtimer *t)
 		rqp->req.sr_recover = rqp->req.psn;
 		softrdma_req_resend_one(qp, softrdma_req_una(qp));
 	} else {
-		softrdma_req_resend(qp, qp->req.comp_idx,
-				    softrdma_req_una(qp));
+		softrdma_req_gbn_loss(qp, softrdma_req_una(qp), true);
 	}
 out:
 	spin_unlock_bh(&qp->lock);
@@ -1143,6 +1243,9 @@ void softrdma_req_run(struct softrdma_qp *qp)
 	u32 prod, pkt, n, seg;
 
 	rqp->req.tx_tick = false;
+	/* Go back N: what is sent again goes before anything new. */
+	if (rqp->req.gbn_resend)
+		softrdma_req_resend_more(qp);
 
 again:
 	/* Acquire pairs with the provider's release of its WQEs. */
@@ -1193,9 +1296,10 @@ again:
 
 			/* UC: nothing opens a window again; no window. */
 			if (qp->ibqp.qp_type != IB_QPT_UC &&
-			    !softrdma_req_window_open(qp,
-						      softrdma_psn_add(s->first_psn,
-								       pkt)))
+			    (rqp->req.gbn_resend ||
+			     !softrdma_req_window_open(qp,
+						       softrdma_psn_add(s->first_psn,
+									pkt))))
 				goto window_full;
 			/*
 			 * Out of DCQCN's tokens (cc.c): on the next ACK, or

@@ -231,6 +231,7 @@ static void softrdma_roce_modify_locked(struct softrdma_qp *qp, int mask,
 		rqp->req.srtt_us = 0;
 		rqp->req.rttvar_us = 0;
 		rqp->req.sr_recovery = false;
+		softrdma_req_window_reset(rqp);
 		softrdma_cc_reset(qp);
 	}
 	if ((next == IB_QPS_ERR || next == IB_QPS_RESET) &&

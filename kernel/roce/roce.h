@@ -456,6 +456,22 @@ struct softrdma_roce_qp {
 		bool sr_recovery;
 		u32 sr_recover;
 		/*
+		 * Go-back-N's loss window: packets in flight at most, cut
+		 * by a timeout (to SOFTRDMA_REQ_CWND_MIN) or a sequence NAK
+		 * (by half), grown by ACKs (by what they acknowledge up to
+		 * ssthresh, then a packet a window's worth), never above
+		 * SOFTRDMA_REQ_WINDOW; selective repeat keeps it whole. A
+		 * resend goes as the window opens: from gbn_next on, while
+		 * gbn_resend. A NAK cuts it once a loss: not for a PSN below
+		 * gbn_recover (the next PSN when it was last cut).
+		 */
+		u32 cwnd;
+		u32 ssthresh;
+		u32 cwnd_acked;
+		u32 gbn_next;
+		u32 gbn_recover;
+		bool gbn_resend;
+		/*
 		 * Selective repeat: when each PSN of the window was last
 		 * sent again (by PSN modulo the window; NULL until the
 		 * first resend), so that a NAK sent before that resend
@@ -664,7 +680,10 @@ u32 softrdma_req_una(struct softrdma_qp *qp);
 void softrdma_req_arm_timer(struct softrdma_qp *qp);
 void softrdma_req_timer_set(struct softrdma_qp *qp, u64 ns);
 void softrdma_req_rtt_done(struct softrdma_qp *qp, u32 idx);
-void softrdma_req_resend(struct softrdma_qp *qp, u32 from, u32 psn);
+void softrdma_req_resend(struct softrdma_qp *qp, u32 psn);
+void softrdma_req_gbn_loss(struct softrdma_qp *qp, u32 psn, bool timeout);
+void softrdma_req_window_reset(struct softrdma_roce_qp *rqp);
+void softrdma_req_acked(struct softrdma_qp *qp, u32 n);
 void softrdma_req_resend_one(struct softrdma_qp *qp, u32 psn);
 void softrdma_req_resend_nak(struct softrdma_qp *qp, u32 psn);
 enum hrtimer_restart softrdma_req_timeout(struct hrtimer *t);
