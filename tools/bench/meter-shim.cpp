@@ -31,8 +31,8 @@
 // when that one sleeps or its slice ends. With wakeup preemption, whether
 // the client or the server ran on at each wakeup followed the scheduler's
 // accounts of the two, which drifted into one of two patterns at a point
-// that differed from boot to boot (softroce's 64 KiB SENDs: 3.44 or 3.58
-// to 3.81 kernel instructions a byte, two to four context switches a
+// that differed from boot to boot (softroce's 64 KiB SENDs: 3.37, 3.44 or
+// 3.58 kernel instructions a byte, two to four context switches a
 // message); without it, every boot runs the same one.
 #include <array>
 #include <cerrno>
@@ -135,7 +135,8 @@ __attribute__((constructor)) void init()
 				       0;
 	mlockall(MCL_CURRENT | MCL_FUTURE);
 	const sched_param param{};
-	sched_setscheduler(0, SCHED_BATCH, &param);
+	if (sched_setscheduler(0, SCHED_BATCH, &param) != 0)
+		std::perror("meter-shim: SCHED_BATCH");
 }
 
 } // namespace
