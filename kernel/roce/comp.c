@@ -27,12 +27,13 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, u32 psn)
 {
 	struct softrdma_roce_qp *rqp = to_rqp(qp);
 	u32 next = softrdma_psn_add(psn, 1);
+	s32 acked = 0;
 
-	if (qp->req.comp_idx != qp->req.send_idx &&
-	    softrdma_psn_diff(next, softrdma_req_una(qp)) > 0) {
+	if (qp->req.comp_idx != qp->req.send_idx)
+		acked = softrdma_psn_diff(next, softrdma_req_una(qp));
+	if (acked > 0) {
 		/* Progress inside a long message. */
-		softrdma_req_acked(qp,
-				   softrdma_psn_diff(next, softrdma_req_una(qp)));
+		softrdma_req_acked(qp, acked);
 		rqp->req.una_psn = next;
 		rqp->req.retries = 0;
 		/*
